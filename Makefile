@@ -1,0 +1,37 @@
+# Bozka: `make run` starts the site with a demo campaign; `make test` runs every test.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+FLASK := $(BIN)/flask --app wsgi
+STAMP := $(VENV)/.installed
+
+.PHONY: run test install chromium db demo bench clean
+
+$(STAMP): requirements.txt
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -r requirements.txt
+	touch $(STAMP)
+
+install: $(STAMP)
+
+db: install
+	$(FLASK) db upgrade
+
+demo: db
+	$(FLASK) demo
+
+run: demo
+	$(FLASK) run --host 127.0.0.1 --port 5000
+
+chromium:
+	bash scripts/install-chromium.sh
+
+test: install chromium
+	$(BIN)/python -m pytest -q -p no:cacheprovider tests
+
+bench: install
+	$(BIN)/python scripts/bench/bench_judging.py
+
+clean:
+	rm -rf $(VENV) instance

@@ -1,0 +1,85 @@
+from flask_babel import lazy_gettext as _l
+from flask_wtf import FlaskForm
+from wtforms import BooleanField, EmailField, PasswordField, SelectField, StringField
+from wtforms.validators import DataRequired, Email, EqualTo, Length, Optional, Regexp
+
+from ..choices import AGE_GROUPS, LANGUAGE_LEVELS, STUDIES_FIELDS, STUDIES_LEVELS
+
+USERNAME_RE = r"^[\w.\-]+$"
+
+
+class LoginForm(FlaskForm):
+    email = EmailField(_l("Email"), validators=[DataRequired(), Length(max=254)])
+    password = PasswordField(_l("Password"), validators=[DataRequired(), Length(max=200)])
+    remember = BooleanField(_l("Keep me logged in"))
+
+
+class JoinForm(FlaskForm):
+    """What a campaign asks of a volunteer: language levels and consent."""
+
+    source_level = SelectField(_l("Your level of the source language"), choices=LANGUAGE_LEVELS)
+    target_level = SelectField(_l("Your level of the target language"), choices=LANGUAGE_LEVELS)
+    consent = BooleanField(
+        _l("I agree that my answers and my profile (without my name or email) are used for research."),
+        validators=[DataRequired(_l("Please give your consent to take part."))],
+    )
+
+
+class RegisterForm(JoinForm):
+    username = StringField(
+        _l("Public username"),
+        description=_l("Shown in the ranking. Letters, digits, '.', '-' and '_'."),
+        validators=[
+            DataRequired(),
+            Length(min=3, max=40),
+            Regexp(USERNAME_RE, message=_l("Use letters, digits, '.', '-' and '_' only.")),
+        ],
+    )
+    real_name = StringField(_l("Real name (optional)"), validators=[Optional(), Length(max=120)])
+    email = EmailField(
+        _l("Email"),
+        description=_l("We send you a link to confirm it. Only confirmed volunteers take part in the raffle."),
+        validators=[DataRequired(), Email(check_deliverability=False), Length(max=254)],
+    )
+    password = PasswordField(_l("Password"), validators=[DataRequired(), Length(min=8, max=200)])
+    password2 = PasswordField(
+        _l("Repeat the password"),
+        validators=[DataRequired(), EqualTo("password", message=_l("The passwords do not match."))],
+    )
+    age_group = SelectField(_l("Age group"), choices=AGE_GROUPS)
+    studies_level = SelectField(_l("Level of studies"), choices=STUDIES_LEVELS)
+    studies_field = SelectField(_l("Field of studies or work"), choices=STUDIES_FIELDS)
+    # Field order on the page: account, profile, then the campaign's questions.
+    field_order = (
+        "username", "real_name", "email", "password", "password2",
+        "age_group", "studies_level", "studies_field", "source_level", "target_level", "consent",
+    )
+
+
+class ResetRequestForm(FlaskForm):
+    email = EmailField(_l("Email"), validators=[DataRequired(), Email(check_deliverability=False)])
+
+
+class ResetForm(FlaskForm):
+    password = PasswordField(_l("New password"), validators=[DataRequired(), Length(min=8, max=200)])
+    password2 = PasswordField(
+        _l("Repeat the password"),
+        validators=[DataRequired(), EqualTo("password", message=_l("The passwords do not match."))],
+    )
+
+
+class PostForm(FlaskForm):
+    """A form with nothing but its CSRF token (logout, resend)."""
+
+
+def label_levels(form, campaign, language_name, locale):
+    """Name the campaign's languages in the two level questions."""
+    from flask_babel import gettext as _
+
+    form.source_level.label.text = _(
+        "Your level of %(language)s", language=language_name(campaign.source_language, locale)
+    )
+    form.target_level.label.text = _(
+        "Your level of %(language)s", language=language_name(campaign.target_language, locale)
+    )
+    return form

@@ -1,0 +1,147 @@
+from flask import current_app, flash, redirect, render_template, request, url_for
+from flask_babel import get_locale, gettext as _
+from flask_login import current_user, login_required, login_user, logout_user
+from sqlalchemy import func, select
+
+from ..extensions import db
+from ..models import User, utcnow
+from ..services import accounts
+from ..services.summary import contribution_summary
+from ..web import campaign_or_404
+from . import bp
+from ..factory import language_name
+from .forms import LoginForm, PostForm, RegisterForm, ResetForm, ResetRequestForm, label_levels
+
+
+def _safe_next(default):
+    target = request.values.get("next", "")
+    if target.startswith("/") and not target.startswith("//"):
+        return target
+    return default
+
+
+def _send_confirmation(user):
+    token = accounts.make_token(current_app.config["SECRET_KEY"], "confirm", user)
+    link = url_for("auth.confirm", token=token, _external=True)
+    accounts.send_email(
+        current_app.config,
+        user.email,
+        _("Confirm your email for Bozka"),
+        _("Hello %(name)s,\n\nPlease confirm your email by opening this link:\n%(link)s\n",
+          name=user.username, link=link),
+    )
+
+
+@bp.route("/login", methods=["GET", "POST"])
+def login():
+    form = LoginForm()
+    if form.validate_on_submit():
+        user = db.session.scalar(select(User).where(User.email == form.email.data.strip().lower()))
+        if user is not None and user.check_password(form.password.data):
+            login_user(user, remember=form.remember.data)
+            return redirect(_safe_next(url_for("volunteer.home")))
+        flash(_("Wrong email or password."), "error")
+    return render_template("auth/login.html", form=form)
+
+
+@bp.route("/logout", methods=["POST"])
+@login_required
+def logout():
+    if not PostForm().validate_on_submit():
+        return redirect(url_for("volunteer.home"))
+    summary = contribution_summary(current_user.id)
+    name = current_user.username
+    logout_user()
+    return render_template("auth/logout.html", summary=summary, name=name)
+
+
+@bp.route("/c/<slug>/register", methods=["GET", "POST"])
+def register(slug):
+    campaign = campaign_or_404(slug)
+    if current_user.is_authenticated:
+        return redirect(url_for("volunteer.join", slug=slug))
+    form = label_levels(RegisterForm(), campaign, language_name, str(get_locale()))
+    if form.validate_on_submit():
+        email = form.email.data.strip().lower()
+        if db.session.scalar(select(User.id).where(User.email == email)):
+            form.email.errors.append(_("An account with this email exists: log in instead."))
+        elif db.session.scalar(
+            select(User.id).where(func.lower(User.username) == form.username.data.strip().lower())
+        ):
+            form.username.errors.append(_("This username is taken."))
+        else:
+            user = accounts.create_user(
+                email,
+                form.username.data,
+                form.password.data,
+                real_name=form.real_name.data or None,
+                age_group=form.age_group.data,
+                studies_level=form.studies_level.data,
+                studies_field=form.studies_field.data,
+            )
+            accounts.join_campaign(user, campaign, form.source_level.data, form.target_level.data)
+            db.session.commit()
+            _send_confirmation(user)
+            login_user(user)
+            flash(_("Welcome! We sent you an email to confirm your address."), "info")
+            return redirect(url_for("volunteer.instructions", slug=slug))
+    return render_template("auth/register.html", form=form, campaign=campaign)
+
+
+@bp.route("/confirm/<token>")
+def confirm(token):
+    user = accounts.read_token(
+        current_app.config["SECRET_KEY"], "confirm", token, current_app.config["EMAIL_TOKEN_MAX_AGE"]
+    )
+    if user is None:
+        flash(_("This confirmation link is invalid, already used or expired."), "error")
+    else:
+        user.email_confirmed_at = utcnow()
+        db.session.commit()
+        flash(_("Thank you: your email is confirmed."), "info")
+    return redirect(url_for("volunteer.home"))
+
+
+@bp.route("/confirm", methods=["POST"])
+@login_required
+def resend_confirmation():
+    if PostForm().validate_on_submit() and not current_user.is_confirmed:
+        _send_confirmation(current_user)
+        flash(_("We sent you a new confirmation email."), "info")
+    return redirect(_safe_next(url_for("volunteer.home")))
+
+
+@bp.route("/reset", methods=["GET", "POST"])
+def reset_request():
+    form = ResetRequestForm()
+    if form.validate_on_submit():
+        user = db.session.scalar(select(User).where(User.email == form.email.data.strip().lower()))
+        if user is not None:
+            token = accounts.make_token(current_app.config["SECRET_KEY"], "reset", user)
+            accounts.send_email(
+                current_app.config,
+                user.email,
+                _("Reset your Bozka password"),
+                _("Open this link to choose a new password:\n%(link)s\n",
+                  link=url_for("auth.reset", token=token, _external=True)),
+            )
+        # The same answer whether or not the email is registered.
+        flash(_("If this email is registered, we sent a link to reset the password."), "info")
+        return redirect(url_for("auth.login"))
+    return render_template("auth/reset_request.html", form=form)
+
+
+@bp.route("/reset/<token>", methods=["GET", "POST"])
+def reset(token):
+    user = accounts.read_token(current_app.config["SECRET_KEY"], "reset", token, 3600)
+    if user is None:
+        flash(_("This link is invalid, already used or expired."), "error")
+        return redirect(url_for("auth.reset_request"))
+    form = ResetForm()
+    if form.validate_on_submit():
+        user.set_password(form.password.data)
+        db.session.commit()
+        flash(_("Your password was changed. You can log in now."), "info")
+        return redirect(url_for("auth.login"))
+    return render_template("auth/reset.html", form=form)
+

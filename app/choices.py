@@ -1,0 +1,36 @@
+"""Profile options of the registration form (paper, section 3)."""
+from flask_babel import lazy_gettext as _l
+
+AGE_GROUPS = [
+    ("under-18", _l("Under 18")),
+    ("18-25", _l("18 to 25")),
+    ("26-35", _l("26 to 35")),
+    ("36-45", _l("36 to 45")),
+    ("46-55", _l("46 to 55")),
+    ("56-65", _l("56 to 65")),
+    ("over-65", _l("Over 65")),
+]
+
+STUDIES_LEVELS = [
+    ("secondary", _l("Secondary school")),
+    ("vocational", _l("Vocational training")),
+    ("university", _l("University")),
+    ("other", _l("Other")),
+]
+
+STUDIES_FIELDS = [
+    ("technical", _l("Technical studies")),
+    ("experimental", _l("Experimental sciences")),
+    ("health", _l("Health sciences")),
+    ("social-law", _l("Social sciences and law")),
+    ("humanities", _l("Humanities")),
+    ("services", _l("Services")),
+    ("language", _l("Translators, linguists and philologists")),
+    ("other", _l("Other")),
+]
+
+LANGUAGE_LEVELS = [
+    ("A1-A2", _l("Elementary (A1-A2)")),
+    ("B1-B2", _l("Intermediate (B1-B2)")),
+    ("C1-C2", _l("Advanced (C1-C2)")),
+]

@@ -1,0 +1,124 @@
+"""Command-line entry points: ``flask campaign ...``, ``flask user ...``, ``flask demo``."""
+import os
+import secrets
+
+import click
+from flask.cli import AppGroup
+from sqlalchemy import select
+
+from .extensions import db
+from .models import ROLES, Campaign, User, utcnow
+from .services import accounts
+from .services.importer import CampaignFormatError, create_campaign, read_campaign
+
+DEMO_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "demo")
+DEMO_ORGANISER = ("organiser@bozka.test", "organiser")
+
+campaign_cli = AppGroup("campaign", help="Campaigns.")
+user_cli = AppGroup("user", help="Accounts.")
+
+
+def import_campaign(path, dry_run=False, status="open"):
+    """Validate (and unless dry_run, write) one campaign folder."""
+    spec = read_campaign(path)
+    if dry_run:
+        return spec, None
+    try:
+        campaign = create_campaign(spec, status=status)
+        db.session.commit()
+    except Exception:
+        db.session.rollback()
+        raise
+    return spec, campaign
+
+
+@campaign_cli.command("import")
+@click.argument("path", type=click.Path(file_okay=False))
+@click.option("--dry-run", is_flag=True, help="Only validate; write nothing.")
+@click.option("--status", type=click.Choice(["draft", "open", "closed"]), default="open")
+def import_command(path, dry_run, status):
+    """Import a campaign folder (see docs/campaign-format.md)."""
+    try:
+        spec, _campaign = import_campaign(path, dry_run, status)
+    except CampaignFormatError as exc:
+        raise click.ClickException(f"{os.path.join(path, '')}{exc}") from None
+    verb = "Valid" if dry_run else "Imported"
+    pairs = len(spec.systems) * (len(spec.systems) - 1) // 2
+    click.echo(
+        f"{verb}: {spec.slug}: {len(spec.sources)} sentences, {len(spec.systems)} systems "
+        f"({pairs} pairs), {len(spec.controls)} controls."
+    )
+
+
+@campaign_cli.command("list")
+def list_command():
+    for campaign in db.session.scalars(select(Campaign).order_by(Campaign.id)):
+        click.echo(
+            f"{campaign.slug}\t{campaign.status}\t{campaign.collected_judgments}/"
+            f"{campaign.target_judgments} judgments"
+        )
+
+
+@user_cli.command("create")
+@click.option("--role", type=click.Choice(ROLES), required=True)
+@click.option("--email", required=True)
+@click.option("--username", required=True)
+@click.option("--password", help="Asked for when not given.")
+def create_user_command(role, email, username, password):
+    """Create an account (organisers and researchers are confirmed at once)."""
+    if password is None:
+        password = click.prompt("Password", hide_input=True, confirmation_prompt=True)
+    if len(password) < 8:
+        raise click.ClickException("the password must have at least 8 characters")
+    if db.session.scalar(select(User.id).where(User.email == email.strip().lower())):
+        raise click.ClickException(f"an account with email {email} exists")
+    user = accounts.create_user(email, username, password, role=role)
+    if role != "volunteer":
+        user.email_confirmed_at = utcnow()
+    db.session.commit()
+    click.echo(f"Created {role} {username} <{user.email}>.")
+
+
+def load_demo():
+    """Import every demo campaign that is not there yet; make a demo organiser.
+
+    Returns the organiser's password when the account was created now.
+    """
+    for name in sorted(os.listdir(DEMO_DIR)):
+        folder = os.path.join(DEMO_DIR, name)
+        spec = read_campaign(folder)
+        if not db.session.scalar(select(Campaign.id).where(Campaign.slug == spec.slug)):
+            create_campaign(spec)
+            db.session.commit()
+            click.echo(f"Loaded demo campaign {spec.slug}.")
+    email, username = DEMO_ORGANISER
+    if db.session.scalar(select(User.id).where(User.email == email)):
+        return None
+    password = secrets.token_urlsafe(9)
+    user = accounts.create_user(email, username, password, role="organiser")
+    user.email_confirmed_at = utcnow()
+    db.session.commit()
+    return password
+
+
+def register(app):
+    app.cli.add_command(campaign_cli)
+    app.cli.add_command(user_cli)
+
+    @app.cli.command("demo")
+    def demo_command():
+        """Load the demo campaigns and a demo organiser, and say how to log in."""
+        password = load_demo()
+        email = DEMO_ORGANISER[0]
+        click.echo("")
+        click.echo("Bozka is ready: http://127.0.0.1:5000")
+        click.echo("  Volunteers: open the address and register.")
+        if password:
+            click.echo(f"  Demo organiser: {email} / {password}  (http://127.0.0.1:5000/organiser/)")
+            with open(os.path.join(app.instance_path, "demo-organiser.txt"), "w") as handle:
+                handle.write(f"{email}\n{password}\n")
+        else:
+            saved = os.path.join(app.instance_path, "demo-organiser.txt")
+            hint = f"password in {saved}" if os.path.exists(saved) else "password set earlier"
+            click.echo(f"  Demo organiser: {email} ({hint})")
+        click.echo("")

@@ -1,0 +1,41 @@
+"""Settings, read from environment variables with safe defaults."""
+import os
+import secrets
+
+
+def _bool(name, default=False):
+    value = os.environ.get(name)
+    if value is None:
+        return default
+    return value.strip().lower() in {"1", "true", "yes", "on"}
+
+
+def from_env(instance_path):
+    """Build the configuration mapping for one application instance."""
+    default_db = "sqlite:///" + os.path.join(instance_path, "bozka.sqlite3")
+    secret = os.environ.get("SECRET_KEY")
+    return {
+        "SECRET_KEY": secret or secrets.token_hex(32),
+        "SECRET_KEY_FROM_ENV": bool(secret),
+        "SQLALCHEMY_DATABASE_URI": os.environ.get("DATABASE_URL", default_db),
+        "SQLALCHEMY_ENGINE_OPTIONS": {"pool_pre_ping": True},
+        "SOCKETIO_MESSAGE_QUEUE": os.environ.get("SOCKETIO_MESSAGE_QUEUE") or None,
+        "MAIL_SERVER": os.environ.get("MAIL_SERVER") or None,
+        "MAIL_PORT": int(os.environ.get("MAIL_PORT", "587")),
+        "MAIL_USERNAME": os.environ.get("MAIL_USERNAME") or None,
+        "MAIL_PASSWORD": os.environ.get("MAIL_PASSWORD") or None,
+        "MAIL_USE_TLS": _bool("MAIL_USE_TLS", True),
+        "MAIL_SENDER": os.environ.get("MAIL_SENDER", "bozka@localhost"),
+        "EMAIL_TOKEN_MAX_AGE": int(os.environ.get("EMAIL_TOKEN_MAX_AGE", str(3 * 24 * 3600))),
+        "BABEL_DEFAULT_LOCALE": os.environ.get("BABEL_DEFAULT_LOCALE", "en"),
+        "BABEL_TRANSLATION_DIRECTORIES": os.path.join(
+            os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "translations"
+        ),
+        "SESSION_COOKIE_HTTPONLY": True,
+        "SESSION_COOKIE_SAMESITE": "Lax",
+        "SESSION_COOKIE_SECURE": _bool("SESSION_COOKIE_SECURE", False),
+        "REMEMBER_COOKIE_HTTPONLY": True,
+        "REMEMBER_COOKIE_SAMESITE": "Lax",
+        "WTF_CSRF_TIME_LIMIT": None,
+        "BOZKA_RANDOM_SEED": os.environ.get("BOZKA_RANDOM_SEED"),
+    }

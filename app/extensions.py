@@ -1,0 +1,22 @@
+"""Every Flask extension, created once and bound in the app factory."""
+from flask_babel import Babel
+from flask_login import LoginManager
+from flask_migrate import Migrate
+from flask_sqlalchemy import SQLAlchemy
+from flask_wtf.csrf import CSRFProtect
+from sqlalchemy import MetaData
+
+# Stable constraint names, so Alembic migrations work on SQLite and PostgreSQL.
+naming_convention = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+db = SQLAlchemy(metadata=MetaData(naming_convention=naming_convention))
+migrate = Migrate(render_as_batch=True, compare_type=True)
+login_manager = LoginManager()
+csrf = CSRFProtect()
+babel = Babel()

@@ -1,0 +1,107 @@
+"""The application factory."""
+import logging
+import os
+import random
+
+from babel import Locale, UnknownLocaleError
+from flask import Flask, request
+from flask_login import current_user
+from sqlalchemy import event
+from sqlalchemy.engine import Engine
+
+from . import config as config_module
+from .extensions import babel, csrf, db, login_manager, migrate
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def text_direction(code):
+    """'rtl' or 'ltr' for a language code, from CLDR data."""
+    try:
+        return Locale.parse(code.replace("-", "_")).text_direction
+    except (UnknownLocaleError, ValueError, AttributeError):
+        return "ltr"
+
+
+def language_name(code, in_locale="en"):
+    try:
+        name = Locale.parse(code.replace("-", "_")).get_display_name(in_locale)
+    except (UnknownLocaleError, ValueError, AttributeError):
+        return code
+    return name[:1].upper() + name[1:] if name else code
+
+
+def select_locale():
+    if current_user.is_authenticated and current_user.locale:
+        return current_user.locale
+    return request.accept_languages.best_match(["en"]) or "en"
+
+
+@event.listens_for(Engine, "connect")
+def _sqlite_pragmas(dbapi_connection, _record):
+    if type(dbapi_connection).__module__.startswith("sqlite3"):
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute("PRAGMA busy_timeout=30000")
+        cursor.close()
+
+
+def create_app(overrides=None):
+    app = Flask(
+        __name__,
+        template_folder=os.path.join(ROOT, "templates"),
+        static_folder=os.path.join(ROOT, "static"),
+        instance_path=os.environ.get("BOZKA_INSTANCE", os.path.join(ROOT, "instance")),
+    )
+    os.makedirs(app.instance_path, exist_ok=True)
+    app.config.update(config_module.from_env(app.instance_path))
+    if overrides:
+        app.config.update(overrides)
+    if app.config["SQLALCHEMY_DATABASE_URI"].startswith("sqlite"):
+        app.config["SQLALCHEMY_ENGINE_OPTIONS"] = {
+            **app.config["SQLALCHEMY_ENGINE_OPTIONS"],
+            "connect_args": {"timeout": 30},
+        }
+    seed = app.config.get("BOZKA_RANDOM_SEED")
+    app.extensions["bozka_rng"] = random.Random(int(seed)) if seed is not None else random.SystemRandom()
+    logging.basicConfig(level=logging.INFO)
+
+    db.init_app(app)
+    migrate.init_app(app, db, directory=os.path.join(ROOT, "migrations"))
+    csrf.init_app(app)
+    babel.init_app(app, locale_selector=select_locale)
+    login_manager.init_app(app)
+    login_manager.login_view = "auth.login"
+    login_manager.login_message_category = "info"
+
+    from .models import User
+
+    @login_manager.user_loader
+    def load_user(user_id):
+        return db.session.get(User, int(user_id))
+
+    from .auth import bp as auth_bp
+    from .organiser import bp as organiser_bp
+    from .volunteer import bp as volunteer_bp
+
+    app.register_blueprint(volunteer_bp)
+    app.register_blueprint(auth_bp)
+    app.register_blueprint(organiser_bp)
+
+    from . import cli
+
+    cli.register(app)
+
+    app.jinja_env.filters["dir_of"] = text_direction
+    app.jinja_env.globals["language_name"] = language_name
+
+    @app.context_processor
+    def interface_language():
+        from flask_babel import get_locale
+
+        locale = str(get_locale() or "en")
+        return {"ui_lang": locale.replace("_", "-"), "ui_dir": text_direction(locale)}
+
+    return app

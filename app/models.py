@@ -1,0 +1,257 @@
+"""Database models.
+
+Counters that the hot path needs (judgments per slot and per sentence,
+items answered per volunteer) are maintained in place, so choosing the next
+item is a handful of indexed look-ups and never a scan of all judgments.
+"""
+from datetime import datetime, timezone
+from fractions import Fraction
+
+from flask_login import UserMixin
+from sqlalchemy import CheckConstraint, Index, UniqueConstraint, text
+from werkzeug.security import check_password_hash, generate_password_hash
+
+from .extensions import db
+
+
+def utcnow():
+    return datetime.now(timezone.utc).replace(tzinfo=None)
+
+
+ROLES = ("volunteer", "organiser", "researcher")
+CAMPAIGN_STATUSES = ("draft", "open", "closed")
+
+
+class User(UserMixin, db.Model):
+    __tablename__ = "users"
+    id = db.Column(db.Integer, primary_key=True)
+    email = db.Column(db.String(254), nullable=False, unique=True)
+    username = db.Column(db.String(40), nullable=False, unique=True)
+    real_name = db.Column(db.String(120))
+    password_hash = db.Column(db.String(256), nullable=False)
+    role = db.Column(db.String(16), nullable=False, default="volunteer")
+    age_group = db.Column(db.String(16))
+    studies_level = db.Column(db.String(32))
+    studies_field = db.Column(db.String(32))
+    locale = db.Column(db.String(16))
+    hide_from_ranking = db.Column(db.Boolean, nullable=False, default=False)
+    email_confirmed_at = db.Column(db.DateTime)
+    created_at = db.Column(db.DateTime, nullable=False, default=utcnow)
+
+    def set_password(self, password):
+        self.password_hash = generate_password_hash(password, method="scrypt")
+
+    def check_password(self, password):
+        return check_password_hash(self.password_hash, password)
+
+    @property
+    def is_confirmed(self):
+        return self.email_confirmed_at is not None
+
+
+class Campaign(db.Model):
+    __tablename__ = "campaigns"
+    id = db.Column(db.Integer, primary_key=True)
+    slug = db.Column(db.String(64), nullable=False, unique=True)
+    name = db.Column(db.String(200), nullable=False)
+    description = db.Column(db.Text, nullable=False, default="")
+    instructions = db.Column(db.Text, nullable=False, default="")
+    source_language = db.Column(db.String(35), nullable=False)
+    target_language = db.Column(db.String(35), nullable=False)
+    status = db.Column(db.String(10), nullable=False, default="open")
+    starts_at = db.Column(db.DateTime)
+    ends_at = db.Column(db.DateTime)
+    # Settings (see docs/campaign-format.md).
+    judgments_per_pair = db.Column(db.Integer, nullable=False, default=5)
+    control_first = db.Column(db.Integer, nullable=False, default=2)
+    control_every = db.Column(db.Integer, nullable=False, default=5)
+    failure_cutoff = db.Column(db.String(16), nullable=False, default="1/3")
+    check_every = db.Column(db.Integer, nullable=False, default=10)
+    control_window = db.Column(db.Integer, nullable=False, default=0)
+    raffle_every = db.Column(db.Integer, nullable=False, default=10)
+    reservation_timeout = db.Column(db.Integer, nullable=False, default=600)
+    # Maintained counters.
+    target_judgments = db.Column(db.Integer, nullable=False, default=0)
+    collected_judgments = db.Column(db.Integer, nullable=False, default=0)
+    over_collected = db.Column(db.Integer, nullable=False, default=0)
+    next_ticket = db.Column(db.Integer, nullable=False, default=1)
+    created_at = db.Column(db.DateTime, nullable=False, default=utcnow)
+
+    systems = db.relationship("System", order_by="System.position", lazy="selectin")
+
+    @property
+    def cutoff(self):
+        return Fraction(self.failure_cutoff)
+
+    @property
+    def is_serving(self):
+        return self.status == "open"
+
+
+class System(db.Model):
+    __tablename__ = "systems"
+    __table_args__ = (UniqueConstraint("campaign_id", "name"),)
+    id = db.Column(db.Integer, primary_key=True)
+    campaign_id = db.Column(db.Integer, db.ForeignKey("campaigns.id"), nullable=False)
+    name = db.Column(db.String(64), nullable=False)
+    position = db.Column(db.Integer, nullable=False)
+
+
+class Sentence(db.Model):
+    __tablename__ = "sentences"
+    __table_args__ = (
+        UniqueConstraint("campaign_id", "number"),
+        # The next-item query walks this index: open sentences, fullest first.
+        Index("ix_sentences_next", "campaign_id", "is_open", text("collected DESC"), "id"),
+    )
+    id = db.Column(db.Integer, primary_key=True)
+    campaign_id = db.Column(db.Integer, db.ForeignKey("campaigns.id"), nullable=False)
+    number = db.Column(db.Integer, nullable=False)  # line number in the import files
+    source = db.Column(db.Text, nullable=False)
+    reference = db.Column(db.Text)
+    capacity = db.Column(db.Integer, nullable=False)  # judgments wanted in all
+    collected = db.Column(db.Integer, nullable=False, default=0)  # valid judgments
+    pending = db.Column(db.Integer, nullable=False, default=0)  # collected + held
+    is_open = db.Column(db.Boolean, nullable=False, default=True)  # pending < capacity
+
+
+class Output(db.Model):
+    __tablename__ = "outputs"
+    __table_args__ = (UniqueConstraint("sentence_id", "system_id"),)
+    id = db.Column(db.Integer, primary_key=True)
+    sentence_id = db.Column(db.Integer, db.ForeignKey("sentences.id"), nullable=False)
+    system_id = db.Column(db.Integer, db.ForeignKey("systems.id"), nullable=False)
+    text = db.Column(db.Text, nullable=False)
+
+
+class Slot(db.Model):
+    """One system pair of one sentence: the unit that collects judgments."""
+
+    __tablename__ = "slots"
+    __table_args__ = (
+        UniqueConstraint("sentence_id", "system_a_id", "system_b_id"),
+    )
+    id = db.Column(db.Integer, primary_key=True)
+    sentence_id = db.Column(db.Integer, db.ForeignKey("sentences.id"), nullable=False, index=True)
+    system_a_id = db.Column(db.Integer, db.ForeignKey("systems.id"), nullable=False)
+    system_b_id = db.Column(db.Integer, db.ForeignKey("systems.id"), nullable=False)
+    # Identical outputs are never shown: target 0, recorded as a tie by rule.
+    identical = db.Column(db.Boolean, nullable=False, default=False)
+    target = db.Column(db.Integer, nullable=False)
+    collected = db.Column(db.Integer, nullable=False, default=0)
+    pending = db.Column(db.Integer, nullable=False, default=0)
+
+
+class Control(db.Model):
+    __tablename__ = "controls"
+    __table_args__ = (UniqueConstraint("campaign_id", "number"),)
+    id = db.Column(db.Integer, primary_key=True)
+    campaign_id = db.Column(db.Integer, db.ForeignKey("campaigns.id"), nullable=False)
+    number = db.Column(db.Integer, nullable=False)
+    source = db.Column(db.Text, nullable=False)
+    better = db.Column(db.Text, nullable=False)
+    worse = db.Column(db.Text, nullable=False)
+
+
+class Participation(db.Model):
+    """A volunteer's membership of one campaign, with running counters."""
+
+    __tablename__ = "participations"
+    __table_args__ = (UniqueConstraint("campaign_id", "user_id"),)
+    id = db.Column(db.Integer, primary_key=True)
+    campaign_id = db.Column(db.Integer, db.ForeignKey("campaigns.id"), nullable=False)
+    user_id = db.Column(db.Integer, db.ForeignKey("users.id"), nullable=False, index=True)
+    source_level = db.Column(db.String(8), nullable=False)
+    target_level = db.Column(db.String(8), nullable=False)
+    consent_at = db.Column(db.DateTime, nullable=False)
+    joined_at = db.Column(db.DateTime, nullable=False, default=utcnow)
+    items_served = db.Column(db.Integer, nullable=False, default=0)
+    items_answered = db.Column(db.Integer, nullable=False, default=0)
+    # When items_answered last changed: the leaderboard tie-break.
+    reached_count_at = db.Column(db.DateTime)
+    controls_seen_all = db.Column(db.Boolean, nullable=False, default=False)
+    dismissed_at = db.Column(db.DateTime)
+    dismissed_reason = db.Column(db.String(200))
+    finished_at = db.Column(db.DateTime)  # nothing left to judge
+
+    user = db.relationship("User", lazy="joined")
+    campaign = db.relationship("Campaign")
+
+    @property
+    def is_dismissed(self):
+        return self.dismissed_at is not None
+
+
+class Item(db.Model):
+    """One item served to one volunteer; once answered it is a judgment.
+
+    The left/right order shown is stored. A control has ``control_id`` and
+    ``better_left``; a test item has ``slot_id``, ``sentence_id`` and the two
+    systems in the order shown.
+    """
+
+    __tablename__ = "items"
+    __table_args__ = (
+        UniqueConstraint("participation_id", "position"),
+        # A volunteer never sees the same source sentence twice.
+        Index(
+            "uq_items_participation_sentence",
+            "participation_id",
+            "sentence_id",
+            unique=True,
+            sqlite_where=text("sentence_id IS NOT NULL"),
+            postgresql_where=text("sentence_id IS NOT NULL"),
+        ),
+        Index("ix_items_participation_control", "participation_id", "control_id"),
+        Index("ix_items_hold", "campaign_id", "holding", "expires_at"),
+        CheckConstraint("choice IN ('left', 'right', 'equal')", name="valid_choice"),
+    )
+    id = db.Column(db.Integer, primary_key=True)
+    campaign_id = db.Column(db.Integer, db.ForeignKey("campaigns.id"), nullable=False)
+    participation_id = db.Column(db.Integer, db.ForeignKey("participations.id"), nullable=False)
+    position = db.Column(db.Integer, nullable=False)  # 1-based, per volunteer
+    token = db.Column(db.String(32), nullable=False)  # ties a form to this item
+    # Test item.
+    slot_id = db.Column(db.Integer, db.ForeignKey("slots.id"))
+    sentence_id = db.Column(db.Integer, db.ForeignKey("sentences.id"))
+    left_system_id = db.Column(db.Integer, db.ForeignKey("systems.id"))
+    right_system_id = db.Column(db.Integer, db.ForeignKey("systems.id"))
+    # Control item.
+    control_id = db.Column(db.Integer, db.ForeignKey("controls.id"))
+    better_left = db.Column(db.Boolean)
+    control_reused = db.Column(db.Boolean, nullable=False, default=False)
+    # Reservation of the slot while the item is unanswered.
+    served_at = db.Column(db.DateTime, nullable=False, default=utcnow)
+    expires_at = db.Column(db.DateTime)
+    holding = db.Column(db.Boolean, nullable=False, default=False)
+    # Answer.
+    answered_at = db.Column(db.DateTime)
+    choice = db.Column(db.String(8))
+    seconds = db.Column(db.Float)
+    passed = db.Column(db.Boolean)  # controls only
+    discarded_at = db.Column(db.DateTime)
+    discarded_reason = db.Column(db.String(200))
+
+    slot = db.relationship("Slot")
+    sentence = db.relationship("Sentence")
+    control = db.relationship("Control")
+    left_system = db.relationship("System", foreign_keys=[left_system_id])
+    right_system = db.relationship("System", foreign_keys=[right_system_id])
+
+    @property
+    def is_control(self):
+        return self.control_id is not None
+
+
+class Ticket(db.Model):
+    __tablename__ = "tickets"
+    __table_args__ = (UniqueConstraint("campaign_id", "number"),)
+    id = db.Column(db.Integer, primary_key=True)
+    campaign_id = db.Column(db.Integer, db.ForeignKey("campaigns.id"), nullable=False)
+    participation_id = db.Column(
+        db.Integer, db.ForeignKey("participations.id"), nullable=False, index=True
+    )
+    number = db.Column(db.Integer, nullable=False)
+    item_position = db.Column(db.Integer, nullable=False)
+    created_at = db.Column(db.DateTime, nullable=False, default=utcnow)
+    voided_at = db.Column(db.DateTime)

@@ -1,0 +1,311 @@
+"""Who sees what next, and what an answer does (paper, section 3).
+
+Every function here takes values (campaign, participation, time, random
+source) and works inside the caller's transaction; the caller commits.
+The first statement of a volunteer's transaction is ``lock_participation``:
+on PostgreSQL it locks the volunteer's row, on SQLite it takes the write
+lock, so one volunteer's requests are serialised and the counters below are
+only ever changed under a lock.
+"""
+import secrets
+from dataclasses import dataclass, field
+from datetime import timedelta
+
+from sqlalchemy import case, exists, func, select, update
+
+from ..extensions import db
+from ..models import Campaign, Control, Item, Participation, Sentence, Slot
+from . import quality, rewards
+
+CHOICES = ("left", "right", "equal")
+
+
+def lock_participation(participation_id):
+    """Serialise one volunteer's requests; returns the fresh participation."""
+    db.session.execute(
+        update(Participation)
+        .where(Participation.id == participation_id)
+        .values(items_served=Participation.items_served)
+        .execution_options(synchronize_session=False)
+    )
+    return db.session.execute(
+        select(Participation)
+        .where(Participation.id == participation_id)
+        .with_for_update()
+        .execution_options(populate_existing=True)
+    ).scalar_one()
+
+
+def current_item(participation_id):
+    """The item served and not yet answered, if any (there is at most one)."""
+    return db.session.scalars(
+        select(Item)
+        .where(Item.participation_id == participation_id, Item.answered_at.is_(None))
+        .order_by(Item.position.desc())
+        .limit(1)
+    ).first()
+
+
+def _bump_sentence(sentence_id, pending_delta, collected_delta=0):
+    new_pending = Sentence.pending + pending_delta
+    db.session.execute(
+        update(Sentence)
+        .where(Sentence.id == sentence_id)
+        .values(
+            pending=new_pending,
+            collected=Sentence.collected + collected_delta,
+            is_open=case((new_pending < Sentence.capacity, True), else_=False),
+        )
+        .execution_options(synchronize_session=False)
+    )
+
+
+def _change_holds(slot_id, sentence_id, pending_delta, collected_delta=0):
+    """Move a slot's and its sentence's counters together."""
+    db.session.execute(
+        update(Slot)
+        .where(Slot.id == slot_id)
+        .values(
+            pending=Slot.pending + pending_delta,
+            collected=Slot.collected + collected_delta,
+        )
+        .execution_options(synchronize_session=False)
+    )
+    _bump_sentence(sentence_id, pending_delta, collected_delta)
+
+
+def release_hold(item):
+    """Give an unanswered item's slot back to the pool."""
+    if item.holding and item.slot_id is not None:
+        _change_holds(item.slot_id, item.sentence_id, -1)
+    item.holding = False
+
+
+def release_expired(campaign_id, now):
+    """Free the slots of reservations that timed out (an indexed look-up)."""
+    expired = db.session.scalars(
+        select(Item).where(
+            Item.campaign_id == campaign_id,
+            Item.holding.is_(True),
+            Item.expires_at < now,
+        )
+    ).all()
+    for item in expired:
+        release_hold(item)
+    return len(expired)
+
+
+def choose_slot(slots, rng):
+    """Among open slots, the one with the fewest judgments; ties at random."""
+    if not slots:
+        return None
+    fewest = min(slot.pending for slot in slots)
+    return rng.choice([slot for slot in slots if slot.pending == fewest])
+
+
+def _next_sentence(campaign_id, participation_id, skip):
+    seen = exists().where(
+        Item.participation_id == participation_id, Item.sentence_id == Sentence.id
+    )
+    query = (
+        select(Sentence)
+        .where(Sentence.campaign_id == campaign_id, Sentence.is_open.is_(True), ~seen)
+        .order_by(Sentence.collected.desc(), Sentence.id)
+        .limit(1)
+    )
+    if skip:
+        query = query.where(Sentence.id.not_in(skip))
+    return db.session.scalars(query).first()
+
+
+def _serve_test(campaign, participation, rng):
+    skip = set()
+    for _attempt in range(20):
+        sentence = _next_sentence(campaign.id, participation.id, skip)
+        if sentence is None:
+            return None
+        slots = db.session.scalars(
+            select(Slot).where(
+                Slot.sentence_id == sentence.id,
+                Slot.identical.is_(False),
+                Slot.pending < Slot.target,
+            )
+        ).all()
+        slot = choose_slot(slots, rng)
+        if slot is not None:
+            taken = db.session.execute(
+                update(Slot)
+                .where(Slot.id == slot.id, Slot.pending < Slot.target)
+                .values(pending=Slot.pending + 1)
+                .execution_options(synchronize_session=False)
+            ).rowcount
+            if taken:
+                _bump_sentence(sentence.id, 1)
+                pair = [slot.system_a_id, slot.system_b_id]
+                rng.shuffle(pair)
+                return dict(
+                    slot_id=slot.id,
+                    sentence_id=sentence.id,
+                    left_system_id=pair[0],
+                    right_system_id=pair[1],
+                    holding=True,
+                )
+        skip.add(sentence.id)
+    return None
+
+
+def _serve_control(campaign, participation, rng):
+    control_ids = list(
+        db.session.scalars(
+            select(Control.id).where(Control.campaign_id == campaign.id).order_by(Control.id)
+        )
+    )
+    last_seen = dict(
+        db.session.execute(
+            select(Item.control_id, func.max(Item.position))
+            .where(Item.participation_id == participation.id, Item.control_id.is_not(None))
+            .group_by(Item.control_id)
+        ).all()
+    )
+    unseen = [cid for cid in control_ids if cid not in last_seen]
+    reused = not unseen
+    if unseen:
+        control_id = rng.choice(unseen)
+    else:
+        # Every control seen: reuse the one seen longest ago, and record it.
+        control_id = min(control_ids, key=lambda cid: last_seen[cid])
+        participation.controls_seen_all = True
+    return dict(control_id=control_id, better_left=rng.random() < 0.5, control_reused=reused)
+
+
+def serve_next(campaign, participation, now, rng):
+    """Serve the volunteer's next item, or None when nothing is left.
+
+    Assumes the participation is locked and has no unanswered item.
+    """
+    release_expired(campaign.id, now)
+    position = participation.items_served + 1
+    if quality.is_control_position(position, campaign.control_first, campaign.control_every):
+        fields = _serve_control(campaign, participation, rng)
+    else:
+        fields = _serve_test(campaign, participation, rng)
+    if fields is None:
+        participation.finished_at = participation.finished_at or now
+        return None
+    item = Item(
+        campaign_id=campaign.id,
+        participation_id=participation.id,
+        position=position,
+        token=secrets.token_hex(8),
+        served_at=now,
+        expires_at=now + timedelta(seconds=campaign.reservation_timeout),
+        **fields,
+    )
+    db.session.add(item)
+    participation.items_served = position
+    db.session.flush()
+    return item
+
+
+def current_or_next(campaign, participation, now, rng):
+    """What the volunteer should see now (serving a new item if needed)."""
+    item = current_item(participation.id)
+    if item is None and campaign.is_serving and not participation.is_dismissed:
+        item = serve_next(campaign, participation, now, rng)
+    return item
+
+
+@dataclass
+class Outcome:
+    status: str  # "accepted", "stale", "dismissed"
+    item: Item = None
+    new_ticket: object = None
+    dismissal_reason: str = None
+    extra: dict = field(default_factory=dict)
+
+
+def submit(campaign, participation, token, choice, now):
+    """Record the answer to the volunteer's current item, exactly once.
+
+    A token that is not the current item's (a double click, a resubmitted
+    form, a replayed request) changes nothing and returns "stale".
+    """
+    if choice not in CHOICES:
+        raise ValueError("invalid choice")
+    item = current_item(participation.id)
+    if participation.is_dismissed or item is None or item.token != token:
+        return Outcome("stale")
+    passed = quality.control_passed(item.better_left, choice) if item.is_control else None
+    seconds = max(0.0, (now - item.served_at).total_seconds())
+    answered = db.session.execute(
+        update(Item)
+        .where(Item.id == item.id, Item.answered_at.is_(None))
+        .values(answered_at=now, choice=choice, seconds=seconds, passed=passed, holding=False)
+        .execution_options(synchronize_session=False)
+    ).rowcount
+    if not answered:
+        return Outcome("stale")
+    if item.slot_id is not None:
+        slot = db.session.get(Slot, item.slot_id)
+        if slot.collected >= slot.target:
+            campaign.over_collected = Campaign.over_collected + 1
+        # A held slot turns from pending into collected; an expired hold
+        # comes back as a judgment beyond the reservation.
+        _change_holds(item.slot_id, item.sentence_id, 0 if item.holding else 1, 1)
+        campaign.collected_judgments = Campaign.collected_judgments + 1
+    db.session.refresh(item)
+    participation.items_answered = item.position
+    participation.reached_count_at = now
+    reason = _check_controls(campaign, participation, item)
+    if reason:
+        dismiss(campaign, participation, reason, now)
+        return Outcome("dismissed", item=item, dismissal_reason=reason)
+    ticket = None
+    if rewards.earns_ticket(item.position, campaign.raffle_every):
+        ticket = rewards.award_ticket(campaign.id, participation.id, item.position, now)
+    return Outcome("accepted", item=item, new_ticket=ticket)
+
+
+def _check_controls(campaign, participation, item):
+    if not (item.is_control or item.position % campaign.check_every == 0):
+        return None
+    results = list(
+        db.session.scalars(
+            select(Item.passed)
+            .where(
+                Item.participation_id == participation.id,
+                Item.control_id.is_not(None),
+                Item.answered_at.is_not(None),
+            )
+            .order_by(Item.position)
+        )
+    )
+    return quality.dismissal_reason(
+        item.position,
+        item.is_control,
+        results,
+        first=campaign.control_first,
+        check_every=campaign.check_every,
+        cutoff=campaign.cutoff,
+        window=campaign.control_window,
+    )
+
+
+def dismiss(campaign, participation, reason, now):
+    """Stop a volunteer: discard (never delete) their judgments, free slots."""
+    participation.dismissed_at = now
+    participation.dismissed_reason = reason
+    items = db.session.scalars(
+        select(Item).where(Item.participation_id == participation.id, Item.discarded_at.is_(None))
+    ).all()
+    for item in items:
+        if item.answered_at is None:
+            release_hold(item)
+            continue
+        item.discarded_at = now
+        item.discarded_reason = reason
+        if item.slot_id is not None:
+            _change_holds(item.slot_id, item.sentence_id, -1, -1)
+            campaign.collected_judgments = Campaign.collected_judgments - 1
+    rewards.void_tickets(participation.id, now)
+

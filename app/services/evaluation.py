@@ -1,0 +1,84 @@
+"""One volunteer step: answer the current item and get the next, in one
+transaction. Used by the HTML form and the JSON endpoint alike."""
+from dataclasses import dataclass
+
+from ..extensions import db
+from ..models import Output
+from . import assignment
+from .rewards import ticket_numbers
+
+
+@dataclass
+class Step:
+    status: str  # ok, accepted, stale, dismissed, finished, closed
+    item: object = None
+    answered: int = 0
+    tickets: tuple = ()
+    new_ticket: int = None
+    dismissal_reason: str = None
+
+
+def _finish(campaign, participation, status, now, rng, new_ticket=None, reason=None):
+    item = None
+    if participation.is_dismissed:
+        status, reason = "dismissed", participation.dismissed_reason
+    else:
+        item = assignment.current_or_next(campaign, participation, now, rng)
+        if item is None:
+            status = "finished" if campaign.is_serving else "closed"
+    step = Step(
+        status=status,
+        item=item,
+        answered=participation.items_answered,
+        tickets=tuple(ticket_numbers(participation.id)) if not participation.is_dismissed else (),
+        new_ticket=new_ticket,
+        dismissal_reason=reason,
+    )
+    db.session.commit()
+    return step
+
+
+def show(campaign, participation_id, now, rng):
+    participation = assignment.lock_participation(participation_id)
+    return _finish(campaign, participation, "ok", now, rng)
+
+
+def answer(campaign, participation_id, token, choice, now, rng):
+    participation = assignment.lock_participation(participation_id)
+    outcome = assignment.submit(campaign, participation, token, choice, now)
+    ticket = outcome.new_ticket.number if outcome.new_ticket is not None else None
+    return _finish(campaign, participation, outcome.status, now, rng, ticket, outcome.dismissal_reason)
+
+
+def item_texts(item):
+    """(source, left, right) texts of an item, controls and tests alike."""
+    if item.is_control:
+        control = item.control
+        if item.better_left:
+            return control.source, control.better, control.worse
+        return control.source, control.worse, control.better
+    outputs = dict(
+        db.session.query(Output.system_id, Output.text).filter(Output.sentence_id == item.sentence_id)
+    )
+    return item.sentence.source, outputs[item.left_system_id], outputs[item.right_system_id]
+
+
+def step_payload(step):
+    """The JSON form of a step. Nothing in it tells a control from a test."""
+    payload = {
+        "status": step.status,
+        "answered": step.answered,
+        "tickets": list(step.tickets),
+        "new_ticket": step.new_ticket,
+        "item": None,
+    }
+    if step.item is not None:
+        source, left, right = item_texts(step.item)
+        payload["item"] = {
+            "token": step.item.token,
+            "position": step.item.position,
+            "source": source,
+            "left": left,
+            "right": right,
+        }
+    return payload

@@ -1,0 +1,333 @@
+"""Campaign import: a folder with ``campaign.toml``, line-aligned text files
+(one per MT system) and a TSV of controls. See docs/campaign-format.md.
+
+``read_campaign`` validates everything and returns a plain ``CampaignSpec``;
+nothing is written to the database unless it succeeds, and then
+``create_campaign`` writes the whole campaign in one transaction.
+"""
+import os
+import re
+import tomllib
+from dataclasses import dataclass, field
+from fractions import Fraction
+from itertools import combinations
+
+from ..extensions import db
+from ..models import Campaign, Control, Output, Sentence, Slot, System
+from .quality import is_control_position
+
+SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
+LANG_RE = re.compile(r"^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$")
+SYSTEM_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ._+-]{0,63}$")
+MAX_LINE_CHARS = 2000
+CONTROL_HEADER = ["source", "better", "worse"]
+# A volunteer must be able to judge this many sentences (or all of them, if
+# fewer) before any control has to be shown twice.
+CONTROL_COVERAGE = 50
+
+SETTINGS = {
+    # name: (type, default, minimum)
+    "judgments_per_pair": (int, 5, 1),
+    "control_first": (int, 2, 0),
+    "control_every": (int, 5, 2),
+    "failure_cutoff": (str, "1/3", None),
+    "check_every": (int, 10, 1),
+    "control_window": (int, 0, 0),
+    "raffle_every": (int, 10, 1),
+    "reservation_timeout": (int, 600, 10),
+}
+
+
+class CampaignFormatError(ValueError):
+    """A problem in an import file, with the file and line at fault."""
+
+    def __init__(self, path, line, message):
+        self.path, self.line, self.message = path, line, message
+        where = f"{path}:{line}" if line else str(path)
+        super().__init__(f"{where}: {message}")
+
+
+@dataclass
+class CampaignSpec:
+    slug: str
+    name: str
+    source_language: str
+    target_language: str
+    description: str
+    instructions: str
+    systems: list  # names, in manifest order
+    sources: list
+    references: list  # or None
+    outputs: dict  # system name -> list of lines
+    controls: list  # (source, better, worse)
+    settings: dict = field(default_factory=dict)
+
+
+def controls_needed(sentences, first=2, every=5):
+    """Controls a volunteer meets before judging ``sentences`` sentences."""
+    position, judged, controls = 0, 0, 0
+    while judged < sentences:
+        position += 1
+        if is_control_position(position, first, every):
+            controls += 1
+        else:
+            judged += 1
+    return controls
+
+
+def _read_lines(folder, name, what):
+    path = os.path.join(folder, name)
+    display = os.path.relpath(path, folder)
+    if not os.path.isfile(path):
+        raise CampaignFormatError(display, None, f"{what} file not found")
+    with open(path, "rb") as handle:
+        raw = handle.read()
+    lines = raw.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()  # final newline
+    if not lines:
+        raise CampaignFormatError(display, None, f"{what} file is empty")
+    result = []
+    for number, data in enumerate(lines, start=1):
+        if number == 1 and data.startswith(b"\xef\xbb\xbf"):
+            data = data[3:]
+        data = data.rstrip(b"\r")
+        try:
+            line = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise CampaignFormatError(
+                display, number, f"invalid UTF-8 (byte {exc.start + 1} of the line)"
+            ) from None
+        if "\x00" in line:
+            raise CampaignFormatError(display, number, "NUL character")
+        if not line.strip():
+            raise CampaignFormatError(display, number, "empty line")
+        if len(line) > MAX_LINE_CHARS:
+            raise CampaignFormatError(display, number, f"line longer than {MAX_LINE_CHARS} characters")
+        result.append(line.strip())
+    return display, result
+
+
+def _manifest(folder):
+    path = os.path.join(folder, "campaign.toml")
+    if not os.path.isfile(path):
+        raise CampaignFormatError("campaign.toml", None, "manifest not found")
+    try:
+        with open(path, "rb") as handle:
+            data = tomllib.loads(handle.read().decode("utf-8"))
+    except UnicodeDecodeError:
+        raise CampaignFormatError("campaign.toml", None, "invalid UTF-8") from None
+    except tomllib.TOMLDecodeError as exc:
+        match = re.search(r"line (\d+)", str(exc))
+        raise CampaignFormatError(
+            "campaign.toml", int(match.group(1)) if match else None, f"invalid TOML: {exc}"
+        ) from None
+    return data
+
+
+def _require(data, key, kind=str):
+    value = data.get(key)
+    if not isinstance(value, kind) or (kind is str and not value.strip()):
+        raise CampaignFormatError("campaign.toml", None, f"'{key}' is required ({kind.__name__})")
+    return value.strip() if kind is str else value
+
+
+def _settings(data):
+    raw = data.get("settings", {})
+    if not isinstance(raw, dict):
+        raise CampaignFormatError("campaign.toml", None, "[settings] must be a table")
+    unknown = set(raw) - set(SETTINGS)
+    if unknown:
+        raise CampaignFormatError("campaign.toml", None, f"unknown setting(s): {', '.join(sorted(unknown))}")
+    settings = {}
+    for name, (kind, default, minimum) in SETTINGS.items():
+        value = raw.get(name, default)
+        if name == "failure_cutoff":
+            try:
+                fraction = Fraction(str(value))
+            except (ValueError, ZeroDivisionError):
+                fraction = None
+            if fraction is None or not 0 <= fraction < 1:
+                raise CampaignFormatError(
+                    "campaign.toml", None, "failure_cutoff must be a fraction such as \"1/3\""
+                )
+            value = str(fraction)
+        elif not isinstance(value, int) or isinstance(value, bool) or value < minimum:
+            raise CampaignFormatError("campaign.toml", None, f"{name} must be an integer >= {minimum}")
+        settings[name] = value
+    return settings
+
+
+def _controls(folder, name):
+    display, lines = _read_lines(folder, name, "controls")
+    header = [cell.strip().lower() for cell in lines[0].split("\t")]
+    if header != CONTROL_HEADER:
+        raise CampaignFormatError(display, 1, "header must be: source<TAB>better<TAB>worse")
+    controls = []
+    for number, line in enumerate(lines[1:], start=2):
+        cells = [cell.strip() for cell in line.split("\t")]
+        if len(cells) != 3:
+            raise CampaignFormatError(display, number, f"expected 3 tab-separated fields, found {len(cells)}")
+        if not all(cells):
+            raise CampaignFormatError(display, number, "empty field")
+        if cells[1] == cells[2]:
+            raise CampaignFormatError(display, number, "the better and worse translations are the same")
+        controls.append(tuple(cells))
+    return display, controls
+
+
+def read_campaign(folder):
+    """Validate a campaign folder completely; raise CampaignFormatError."""
+    if not os.path.isdir(folder):
+        raise CampaignFormatError(folder, None, "not a folder")
+    data = _manifest(folder)
+    slug = _require(data, "slug")
+    if not SLUG_RE.match(slug):
+        raise CampaignFormatError("campaign.toml", None, "slug: lower-case letters, digits and '-' only")
+    languages = {}
+    for key in ("source_language", "target_language"):
+        languages[key] = _require(data, key)
+        if not LANG_RE.match(languages[key]):
+            raise CampaignFormatError("campaign.toml", None, f"{key} must be a language code such as 'eu'")
+    systems = data.get("systems")
+    if not isinstance(systems, dict) or len(systems) < 2:
+        raise CampaignFormatError("campaign.toml", None, "[systems] must name at least two systems")
+    files_seen = {}
+    for name, filename in systems.items():
+        if not SYSTEM_RE.match(name):
+            raise CampaignFormatError("campaign.toml", None, f"invalid system name {name!r}")
+        if not isinstance(filename, str):
+            raise CampaignFormatError("campaign.toml", None, f"system {name}: file name expected")
+        if filename in files_seen:
+            raise CampaignFormatError(
+                "campaign.toml", None, f"systems {files_seen[filename]} and {name} use the same file"
+            )
+        files_seen[filename] = name
+    lowered = [name.lower() for name in systems]
+    if len(set(lowered)) != len(lowered):
+        raise CampaignFormatError("campaign.toml", None, "duplicate system names")
+    settings = _settings(data)
+
+    source_file, sources = _read_lines(folder, _require(data, "source"), "source")
+    outputs = {}
+    for name, filename in systems.items():
+        display, lines = _read_lines(folder, filename, f"system {name}")
+        _same_length(display, lines, source_file, sources)
+        outputs[name] = lines
+    references = None
+    if data.get("reference"):
+        display, references = _read_lines(folder, _require(data, "reference"), "reference")
+        _same_length(display, references, source_file, sources)
+    controls_file, controls = _controls(folder, _require(data, "controls"))
+    needed = controls_needed(
+        min(len(sources), CONTROL_COVERAGE), settings["control_first"], settings["control_every"]
+    )
+    if len(controls) < needed:
+        raise CampaignFormatError(
+            controls_file,
+            None,
+            f"too few controls: {len(controls)} for {len(sources)} sentences; at least {needed} "
+            f"are needed so that a volunteer can judge {min(len(sources), CONTROL_COVERAGE)} "
+            "sentences without seeing a control twice",
+        )
+    instructions = ""
+    if data.get("instructions"):
+        path = os.path.join(folder, _require(data, "instructions"))
+        try:
+            with open(path, encoding="utf-8") as handle:
+                instructions = handle.read().strip()
+        except FileNotFoundError:
+            raise CampaignFormatError(data["instructions"], None, "instructions file not found") from None
+        except UnicodeDecodeError:
+            raise CampaignFormatError(data["instructions"], None, "invalid UTF-8") from None
+    return CampaignSpec(
+        slug=slug,
+        name=_require(data, "name"),
+        description=str(data.get("description", "")).strip(),
+        instructions=instructions,
+        systems=list(systems),
+        sources=sources,
+        references=references,
+        outputs=outputs,
+        controls=controls,
+        settings=settings,
+        **languages,
+    )
+
+
+def _same_length(display, lines, source_file, sources):
+    if len(lines) != len(sources):
+        raise CampaignFormatError(
+            display,
+            min(len(lines), len(sources)) + 1,
+            f"{len(lines)} lines, but {source_file} has {len(sources)}",
+        )
+
+
+def same_output(a, b):
+    """Identical outputs, ignoring differences in white space."""
+    return " ".join(a.split()) == " ".join(b.split())
+
+
+def create_campaign(spec, status="open"):
+    """Write a validated campaign in the caller's transaction."""
+    if db.session.query(Campaign.id).filter_by(slug=spec.slug).first():
+        raise CampaignFormatError("campaign.toml", None, f"a campaign '{spec.slug}' already exists")
+    campaign = Campaign(
+        slug=spec.slug,
+        name=spec.name,
+        description=spec.description,
+        instructions=spec.instructions,
+        source_language=spec.source_language,
+        target_language=spec.target_language,
+        status=status,
+        **spec.settings,
+    )
+    db.session.add(campaign)
+    db.session.flush()
+    systems = []
+    for position, name in enumerate(spec.systems):
+        system = System(campaign_id=campaign.id, name=name, position=position)
+        db.session.add(system)
+        systems.append(system)
+    db.session.flush()
+    target = spec.settings["judgments_per_pair"]
+    total = 0
+    for index, source in enumerate(spec.sources):
+        sentence = Sentence(
+            campaign_id=campaign.id,
+            number=index + 1,
+            source=source,
+            reference=spec.references[index] if spec.references else None,
+            capacity=0,
+        )
+        db.session.add(sentence)
+        db.session.flush()
+        capacity = 0
+        for system in systems:
+            db.session.add(
+                Output(sentence_id=sentence.id, system_id=system.id, text=spec.outputs[system.name][index])
+            )
+        for a, b in combinations(systems, 2):
+            identical = same_output(spec.outputs[a.name][index], spec.outputs[b.name][index])
+            slot_target = 0 if identical else target
+            capacity += slot_target
+            db.session.add(
+                Slot(
+                    sentence_id=sentence.id,
+                    system_a_id=a.id,
+                    system_b_id=b.id,
+                    identical=identical,
+                    target=slot_target,
+                )
+            )
+        sentence.capacity = capacity
+        sentence.is_open = capacity > 0
+        total += capacity
+    for number, (source, better, worse) in enumerate(spec.controls, start=1):
+        db.session.add(
+            Control(campaign_id=campaign.id, number=number, source=source, better=better, worse=worse)
+        )
+    campaign.target_judgments = total
+    db.session.flush()
+    return campaign

@@ -1,0 +1,515 @@
+"""Reading judgment files into integer-coded arrays.
+
+Two input formats are understood:
+
+* **bozka** - the web application's judgment export, either CSV with a
+  header row or JSON Lines with the same keys (one object per line).
+* **wmt** - the WMT / Appraise relative-ranking CSV
+  (``system1rank, system2rank, ..., srcIndex, judgeID, ...``).
+
+Whatever the source, the result is a :class:`Judgments` object: one row per
+pairwise comparison, every name replaced by an integer code, so that the
+statistics can run vectorised over a million rows.
+
+Orientation of an item
+    ``first`` and ``second`` give the two systems of a row, and ``outcome``
+    is ``+1`` when ``first`` was judged better, ``0`` for a tie and ``-1``
+    when ``second`` was judged better.  For WMT input the order is the order
+    stored in the file (system1, system2), because Appraise keys agreement
+    items that way and that is what reproduces the published kappa figures.
+    For Bozka input the pair is normalised (``first`` is the system whose
+    name sorts first), because the sides shown to a volunteer were random.
+
+Everything that goes wrong is raised as :class:`InputError`, which carries
+the file name and the line number.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from array import array
+from dataclasses import dataclass, field
+
+import numpy as np
+
+__all__ = [
+    "BOZKA_COLUMNS",
+    "InputError",
+    "Judgments",
+    "detect_format",
+    "filter_judges",
+    "from_records",
+    "load",
+]
+
+BOZKA_COLUMNS = (
+    "campaign", "judgment_id", "sentence_id", "system_a", "system_b",
+    "shown_first", "choice", "volunteer", "age_group", "studies_level",
+    "studies_field", "source_level", "target_level", "served_at",
+    "answered_at", "seconds", "is_control", "control_passed", "discarded",
+    "discard_reason",
+)
+#: Columns the analysis cannot do without (Bozka format).
+BOZKA_REQUIRED = ("sentence_id", "system_a", "system_b", "choice", "volunteer")
+
+#: The fixed (non system-numbered) columns of the WMT/Appraise CSV.
+WMT_FIXED_COLUMNS = ("segmentId", "trglang", "srcIndex", "judgeID", "srclang",
+                     "documentId")
+WMT_REQUIRED = ("srcIndex", "judgeID")
+_WMT_SYSTEM_COLUMN = re.compile(r"^system(\d+)(rank|Id|Number)$")
+
+EQUAL = "equal"
+
+_BOOLEANS = {"true": True, "false": False, "1": True, "0": False,
+             "yes": True, "no": False, "": False}
+
+
+class InputError(Exception):
+    """Bad input; ``str(error)`` is the one-line message ``FILE:LINE: text``."""
+
+    def __init__(self, path: str, line: int, message: str):
+        self.path = path
+        self.line = line
+        self.message = message
+        super().__init__(f"{path}:{line}: {message}")
+
+
+@dataclass
+class Judgments:
+    """Pairwise judgments as integer-coded numpy arrays (one entry per row).
+
+    ``systems``, ``sentences`` and ``judges`` are the name tables; the arrays
+    hold indices into them.  ``systems`` is sorted by name, so a pair
+    ``(i, j)`` with ``i < j`` is in canonical (alphabetical) order.
+    """
+
+    systems: list[str]
+    sentences: list[str]
+    judges: list[str]
+    first: np.ndarray      # int32, index into systems
+    second: np.ndarray     # int32, index into systems
+    outcome: np.ndarray    # int8: +1 first better, 0 tie, -1 second better
+    sentence: np.ndarray   # int32, index into sentences
+    judge: np.ndarray      # int32, index into judges
+    source_format: str = "bozka"
+    path: str = ""
+    counts: dict = field(default_factory=dict)   # rows read / skipped
+
+    def __len__(self) -> int:
+        return int(self.outcome.shape[0])
+
+
+# --------------------------------------------------------------------------
+# format detection
+
+
+def detect_format(path: str, first_line: str) -> str:
+    """Return ``"wmt"``, ``"bozka"`` (CSV) or ``"bozka-jsonl"`` for a file
+    whose first non-blank line is ``first_line``; raise InputError otherwise.
+    """
+    stripped = first_line.lstrip()
+    if stripped.startswith("{"):
+        return "bozka-jsonl"
+    header = {c.strip() for c in next(csv.reader([first_line]), [])}
+    if {"system1rank", "system2rank", "judgeID"} <= header:
+        return "wmt"
+    if {"choice", "system_a", "system_b"} <= header:
+        return "bozka"
+    raise InputError(path, 1, "unrecognised format: expected a Bozka export "
+                     "(CSV with choice,system_a,system_b or JSON Lines) or a "
+                     "WMT/Appraise CSV (system1rank,system2rank,judgeID)")
+
+
+def _first_nonblank_line(text: io.TextIOBase) -> tuple[str, int]:
+    lineno = 0
+    for line in text:
+        lineno += 1
+        if line.strip():
+            return line, lineno
+    return "", lineno
+
+
+def load(path: str, fmt: str | None = None, *, include_controls: bool = False,
+         include_discarded: bool = False) -> Judgments:
+    """Read ``path`` (format detected unless ``fmt`` is ``"bozka"``/``"wmt"``)."""
+    try:
+        handle = open(path, encoding="utf-8-sig", newline="")
+    except OSError as exc:
+        raise InputError(path, 0, f"cannot open: {exc.strerror}") from None
+    with handle:
+        try:
+            line, lineno = _first_nonblank_line(handle)
+        except UnicodeDecodeError:
+            raise InputError(path, 1, "not UTF-8 text") from None
+        if not line.strip():
+            raise InputError(path, 1, "empty file")
+        detected = detect_format(path, line) if fmt is None else None
+        if fmt == "bozka":
+            detected = "bozka-jsonl" if line.lstrip().startswith("{") else "bozka"
+        elif fmt == "wmt":
+            detected = "wmt"
+        elif fmt is not None:
+            raise ValueError(f"unknown format {fmt!r}")
+        handle.seek(0)
+        try:
+            if detected == "wmt":
+                return _load_wmt(path, handle)
+            if detected == "bozka-jsonl":
+                return _load_bozka_jsonl(path, handle, include_controls,
+                                         include_discarded)
+            return _load_bozka_csv(path, handle, include_controls,
+                                   include_discarded)
+        except UnicodeDecodeError:
+            raise InputError(path, 0, "not UTF-8 text") from None
+        except csv.Error as exc:
+            raise InputError(path, 0, f"malformed CSV: {exc}") from None
+
+
+# --------------------------------------------------------------------------
+# accumulation of integer codes
+
+
+class _Builder:
+    """Collects rows as integer codes; names are interned on first sight."""
+
+    def __init__(self, path: str, fmt: str):
+        self.path = path
+        self.fmt = fmt
+        self.systems: dict[str, int] = {}
+        self.sentences: dict[str, int] = {}
+        self.judges: dict[str, int] = {}
+        self.first = array("i")
+        self.second = array("i")
+        self.outcome = array("b")
+        self.sentence = array("i")
+        self.judge = array("i")
+        self.counts = {"rows": 0}
+
+    def skip(self, reason: str) -> None:
+        self.counts[reason] = self.counts.get(reason, 0) + 1
+
+    def finish(self, header_line: int, canonical: bool) -> Judgments:
+        if not self.outcome:
+            raise InputError(self.path, header_line, "no judgments to analyse"
+                             + _skipped_note(self.counts))
+        if len(self.systems) < 2:
+            only = next(iter(self.systems))
+            raise InputError(self.path, header_line, f"only one system "
+                             f"({only!r}); need at least two to compare")
+        names = sorted(self.systems)
+        # recode systems so that codes follow alphabetical order
+        remap = np.empty(len(names), dtype=np.int32)
+        for new, name in enumerate(names):
+            remap[self.systems[name]] = new
+        first = remap[np.frombuffer(self.first, dtype=np.int32)]
+        second = remap[np.frombuffer(self.second, dtype=np.int32)]
+        outcome = np.frombuffer(self.outcome, dtype=np.int8).copy()
+        if canonical:
+            swap = first > second
+            first, second = np.where(swap, second, first), np.where(swap, first, second)
+            outcome[swap] = -outcome[swap]
+        counts = dict(self.counts)
+        counts["kept"] = len(outcome)
+        return Judgments(
+            systems=names,
+            sentences=list(self.sentences),
+            judges=list(self.judges),
+            first=first.astype(np.int32),
+            second=second.astype(np.int32),
+            outcome=outcome,
+            sentence=np.frombuffer(self.sentence, dtype=np.int32).copy(),
+            judge=np.frombuffer(self.judge, dtype=np.int32).copy(),
+            source_format=self.fmt,
+            path=self.path,
+            counts=counts,
+        )
+
+
+def _skipped_note(counts: dict) -> str:
+    skipped = {k: v for k, v in counts.items() if k.startswith("skipped")}
+    if not skipped:
+        return ""
+    return " (" + ", ".join(f"{k.replace('_', ' ')}: {v}"
+                            for k, v in sorted(skipped.items())) + ")"
+
+
+def _header(path: str, reader, known, required) -> tuple[list[str], dict]:
+    try:
+        header = next(reader)
+    except StopIteration:
+        raise InputError(path, 1, "empty file") from None
+    header = [h.strip() for h in header]
+    index = {}
+    for name in header:
+        if name in index:
+            raise InputError(path, reader.line_num, f"duplicate column {name!r}")
+        if not known(name):
+            raise InputError(path, reader.line_num, f"unknown column {name!r}")
+        index[name] = len(index)
+    missing = [c for c in required if c not in index]
+    if missing:
+        raise InputError(path, reader.line_num,
+                         "missing column(s) " + ", ".join(missing))
+    return header, index
+
+
+# --------------------------------------------------------------------------
+# Bozka export
+
+
+def _parse_bool(path: str, line: int, column: str, value) -> bool:
+    if value is None or isinstance(value, bool):
+        return bool(value)
+    result = _BOOLEANS.get(str(value).strip().lower())
+    if result is None:
+        raise InputError(path, line, f"{column}: expected true or false, "
+                         f"got {value!r}")
+    return result
+
+
+def _bozka_row(b: _Builder, line: int, sentence, sys_a, sys_b, choice, judge,
+               is_control, discarded, include_controls, include_discarded):
+    """Add one Bozka judgment (all values already plain strings/bools)."""
+    b.counts["rows"] += 1
+    if is_control and not include_controls:
+        b.skip("skipped_controls")
+        return
+    if discarded and not include_discarded:
+        b.skip("skipped_discarded")
+        return
+    if not choice:
+        b.skip("skipped_unanswered")
+        return
+    if not sys_a or not sys_b:
+        raise InputError(b.path, line, "system_a and system_b must not be empty")
+    if sys_a == sys_b:
+        raise InputError(b.path, line, f"system_a and system_b are both {sys_a!r}")
+    if not sentence:
+        raise InputError(b.path, line, "sentence_id must not be empty")
+    if choice == sys_a:
+        outcome = 1
+    elif choice == sys_b:
+        outcome = -1
+    elif choice == EQUAL:
+        outcome = 0
+    else:
+        raise InputError(b.path, line, f"choice {choice!r} is neither "
+                         f"{sys_a!r}, {sys_b!r} nor 'equal'")
+    systems = b.systems
+    b.first.append(systems.setdefault(sys_a, len(systems)))
+    b.second.append(systems.setdefault(sys_b, len(systems)))
+    b.outcome.append(outcome)
+    b.sentence.append(b.sentences.setdefault(sentence, len(b.sentences)))
+    b.judge.append(b.judges.setdefault(judge, len(b.judges)))
+
+
+def _load_bozka_csv(path, handle, include_controls, include_discarded):
+    reader = csv.reader(handle)
+    known = set(BOZKA_COLUMNS)
+    header, index = _header(path, reader, known.__contains__, BOZKA_REQUIRED)
+    ncols = len(header)
+    i_sent, i_a, i_b = index["sentence_id"], index["system_a"], index["system_b"]
+    i_choice, i_judge = index["choice"], index["volunteer"]
+    i_ctrl = index.get("is_control")
+    i_disc = index.get("discarded")
+    b = _Builder(path, "bozka")
+    bools = _BOOLEANS
+    row_fn = _bozka_row
+    for row in reader:
+        line = reader.line_num
+        if len(row) != ncols:
+            if not row or (len(row) == 1 and not row[0].strip()):
+                continue
+            raise InputError(path, line, f"expected {ncols} fields, found {len(row)}")
+        ctrl = False
+        if i_ctrl is not None:
+            ctrl = bools.get(row[i_ctrl].lower())
+            if ctrl is None:
+                ctrl = _parse_bool(path, line, "is_control", row[i_ctrl])
+        disc = False
+        if i_disc is not None:
+            disc = bools.get(row[i_disc].lower())
+            if disc is None:
+                disc = _parse_bool(path, line, "discarded", row[i_disc])
+        row_fn(b, line, row[i_sent], row[i_a], row[i_b], row[i_choice],
+               row[i_judge], ctrl, disc, include_controls, include_discarded)
+    return b.finish(1, canonical=True)
+
+
+def _load_bozka_jsonl(path, handle, include_controls, include_discarded):
+    known = set(BOZKA_COLUMNS)
+    b = _Builder(path, "bozka")
+    first_line = None
+    loads = json.loads
+    for line_no, text in enumerate(handle, start=1):
+        if not text.strip():
+            continue
+        if first_line is None:
+            first_line = line_no
+        try:
+            obj = loads(text)
+        except ValueError as exc:
+            raise InputError(path, line_no, f"invalid JSON: {exc.msg}") from None
+        if not isinstance(obj, dict):
+            raise InputError(path, line_no, "expected a JSON object")
+        if not known.issuperset(obj):
+            unknown = sorted(set(obj) - known)[0]
+            raise InputError(path, line_no, f"unknown key {unknown!r}")
+        for key in BOZKA_REQUIRED:
+            if key not in obj:
+                raise InputError(path, line_no, f"missing key {key!r}")
+        values = []
+        for key in ("sentence_id", "system_a", "system_b", "choice", "volunteer"):
+            value = obj[key]
+            if value is None:
+                value = ""
+            elif not isinstance(value, str):
+                if isinstance(value, (int, float)) and not isinstance(value, bool):
+                    value = str(value)
+                else:
+                    raise InputError(path, line_no, f"{key}: expected a string")
+            values.append(value)
+        ctrl = _parse_bool(path, line_no, "is_control", obj.get("is_control"))
+        disc = _parse_bool(path, line_no, "discarded", obj.get("discarded"))
+        _bozka_row(b, line_no, *values, ctrl, disc, include_controls,
+                   include_discarded)
+    return b.finish(first_line or 1, canonical=True)
+
+
+# --------------------------------------------------------------------------
+# WMT / Appraise relative ranking
+
+
+def _wmt_known(name: str) -> bool:
+    return name in WMT_FIXED_COLUMNS or bool(_WMT_SYSTEM_COLUMN.match(name))
+
+
+def _load_wmt(path, handle):
+    reader = csv.reader(handle)
+    header, index = _header(path, reader, _wmt_known, WMT_REQUIRED)
+    numbers = sorted({int(m.group(1)) for m in map(_WMT_SYSTEM_COLUMN.match, header)
+                      if m})
+    for n in numbers:
+        for suffix in ("rank", "Id"):
+            if f"system{n}{suffix}" not in index:
+                raise InputError(path, 1, f"missing column system{n}{suffix}")
+    if len(numbers) < 2:
+        raise InputError(path, 1, "need at least system1 and system2 columns")
+    ncols = len(header)
+    rank_cols = [index[f"system{n}rank"] for n in numbers]
+    id_cols = [index[f"system{n}Id"] for n in numbers]
+    i_src, i_judge = index["srcIndex"], index["judgeID"]
+    pairs = [(x, y) for x in range(len(numbers)) for y in range(x + 1, len(numbers))]
+    b = _Builder(path, "wmt")
+    systems, sentences, judges = b.systems, b.sentences, b.judges
+    for row in reader:
+        line = reader.line_num
+        if len(row) != ncols:
+            if not row or (len(row) == 1 and not row[0].strip()):
+                continue
+            raise InputError(path, line, f"expected {ncols} fields, found {len(row)}")
+        b.counts["rows"] += 1
+        try:
+            ranks = [int(row[c]) for c in rank_cols]
+        except ValueError:
+            bad = next(row[c] for c in rank_cols if not _is_int(row[c]))
+            raise InputError(path, line, f"unparseable rank {bad!r}") from None
+        ids = [row[c] for c in id_cols]
+        src = row[i_src]
+        sent_code = judge_code = None
+        for x, y in pairs:
+            rx, ry = ranks[x], ranks[y]
+            if rx == -1 or ry == -1:
+                # -1 means "not given": the comparison carries no judgment
+                b.skip("skipped_unranked")
+                continue
+            if rx < 1 or ry < 1:
+                raise InputError(path, line, f"invalid rank {min(rx, ry)}")
+            sx, sy = ids[x], ids[y]
+            if not sx or not sy or sx == "-1" or sy == "-1":
+                raise InputError(path, line, "missing system id")
+            if sx == sy:
+                raise InputError(path, line, f"system{x + 1}Id and system{y + 1}Id "
+                                 f"are both {sx!r}")
+            if sent_code is None:
+                sent_code = sentences.setdefault(src, len(sentences))
+                judge_code = judges.setdefault(row[i_judge], len(judges))
+            b.first.append(systems.setdefault(sx, len(systems)))
+            b.second.append(systems.setdefault(sy, len(systems)))
+            b.outcome.append(1 if rx < ry else (-1 if rx > ry else 0))
+            b.sentence.append(sent_code)
+            b.judge.append(judge_code)
+    return b.finish(1, canonical=False)
+
+
+def _is_int(text: str) -> bool:
+    try:
+        int(text)
+    except ValueError:
+        return False
+    return True
+
+
+# --------------------------------------------------------------------------
+# building and filtering in memory
+
+
+def from_records(records, *, fmt: str = "bozka") -> Judgments:
+    """Build :class:`Judgments` from ``(sentence, system_a, system_b, choice,
+    judge)`` tuples, where ``choice`` is a system name or ``"equal"``.
+
+    ``fmt="bozka"`` normalises the pair order (as for a Bozka export);
+    ``fmt="wmt"`` keeps it (as for an Appraise file).  Meant for tests and
+    for callers that already hold judgments in memory.
+    """
+    b = _Builder("<records>", fmt)
+    for n, (sentence, sys_a, sys_b, choice, judge) in enumerate(records, start=1):
+        _bozka_row(b, n, str(sentence), sys_a, sys_b, choice, str(judge),
+                   False, False, False, False)
+    return b.finish(1, canonical=(fmt == "bozka"))
+
+
+def filter_judges(data: Judgments, judge_ids) -> Judgments:
+    """Keep only the rows of the given judges (unknown ids are ignored;
+    check :func:`unknown_judges` first if that matters)."""
+    wanted = [data.judges.index(j) for j in judge_ids if j in data.judges]
+    keep = np.isin(data.judge, np.asarray(wanted, dtype=np.int32))
+    return subset(data, keep)
+
+
+def unknown_judges(data: Judgments, judge_ids) -> list[str]:
+    present = set(data.judges)
+    return [j for j in judge_ids if j not in present]
+
+
+def subset(data: Judgments, keep: np.ndarray) -> Judgments:
+    """Rows selected by the boolean mask ``keep``.
+
+    Systems, sentences and judges left without rows are dropped from the name
+    tables and the codes renumbered (alphabetical system order is kept, so
+    canonical pairs stay canonical).
+    """
+    counts = dict(data.counts)
+    counts["kept"] = int(keep.sum())
+    first, second = data.first[keep], data.second[keep]
+    sentence, judge = data.sentence[keep], data.judge[keep]
+    systems, (first, second) = _compact(data.systems, first, second)
+    sentences, (sentence,) = _compact(data.sentences, sentence)
+    judges, (judge,) = _compact(data.judges, judge)
+    return Judgments(
+        systems=systems, sentences=sentences, judges=judges,
+        first=first, second=second, outcome=data.outcome[keep],
+        sentence=sentence, judge=judge, source_format=data.source_format,
+        path=data.path, counts=counts,
+    )
+
+
+def _compact(names, *codes):
+    used = np.unique(np.concatenate(codes)) if codes[0].size else \
+        np.zeros(0, dtype=np.int32)
+    remap = np.full(len(names), -1, dtype=np.int32)
+    remap[used] = np.arange(used.size, dtype=np.int32)
+    return [names[i] for i in used], tuple(remap[c] for c in codes)

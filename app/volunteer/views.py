@@ -1,0 +1,139 @@
+from flask import abort, flash, jsonify, redirect, render_template, request, url_for
+from flask_babel import get_locale, gettext as _
+from flask_login import current_user, login_required
+from sqlalchemy import select
+
+from ..auth.forms import JoinForm, PostForm, label_levels
+from ..factory import language_name
+from ..extensions import db
+from ..models import Campaign, utcnow
+from ..services import accounts, evaluation
+from ..services.assignment import CHOICES
+from ..services.summary import participation_summary
+from ..web import campaign_or_404, participation_of, rng
+from . import bp
+from .forms import JudgmentForm
+
+
+@bp.route("/")
+def home():
+    campaigns = db.session.scalars(
+        select(Campaign).where(Campaign.status != "draft").order_by(Campaign.created_at)
+    ).all()
+    if len(campaigns) == 1:
+        return redirect(url_for("volunteer.campaign", slug=campaigns[0].slug))
+    return render_template("volunteer/home.html", campaigns=campaigns)
+
+
+@bp.route("/c/<slug>/")
+def campaign(slug):
+    campaign = campaign_or_404(slug)
+    participation = participation_of(current_user, campaign)
+    if participation is not None:
+        return redirect(url_for("volunteer.welcome", slug=slug))
+    return render_template("volunteer/campaign.html", campaign=campaign)
+
+
+@bp.route("/c/<slug>/join", methods=["GET", "POST"])
+@login_required
+def join(slug):
+    campaign = campaign_or_404(slug)
+    if participation_of(current_user, campaign) is not None:
+        return redirect(url_for("volunteer.welcome", slug=slug))
+    form = label_levels(JoinForm(), campaign, language_name, str(get_locale()))
+    if form.validate_on_submit():
+        accounts.join_campaign(current_user, campaign, form.source_level.data, form.target_level.data)
+        db.session.commit()
+        return redirect(url_for("volunteer.instructions", slug=slug))
+    return render_template("volunteer/join.html", form=form, campaign=campaign)
+
+
+@bp.route("/c/<slug>/welcome")
+@login_required
+def welcome(slug):
+    campaign = campaign_or_404(slug)
+    participation = participation_of(current_user, campaign)
+    if participation is None:
+        return redirect(url_for("volunteer.join", slug=slug))
+    return render_template(
+        "volunteer/welcome.html",
+        campaign=campaign,
+        summary=participation_summary(participation),
+        post_form=PostForm(),
+    )
+
+
+@bp.route("/c/<slug>/instructions")
+def instructions(slug):
+    campaign = campaign_or_404(slug)
+    return render_template(
+        "volunteer/instructions.html",
+        campaign=campaign,
+        participation=participation_of(current_user, campaign),
+    )
+
+
+def _participation_or_abort(campaign):
+    participation = participation_of(current_user, campaign)
+    if participation is None:
+        abort(403)
+    return participation
+
+
+@bp.route("/c/<slug>/evaluate", methods=["GET", "POST"])
+@login_required
+def evaluate(slug):
+    campaign = campaign_or_404(slug)
+    participation = participation_of(current_user, campaign)
+    if participation is None:
+        return redirect(url_for("volunteer.join", slug=slug))
+    form = JudgmentForm()
+    if request.method == "POST" and form.validate_on_submit():
+        step = evaluation.answer(
+            campaign, participation.id, form.token.data, form.choice.data, utcnow(), rng()
+        )
+        if step.status == "stale":
+            flash(_("That answer was already recorded or is out of date; here is your current sentence."), "info")
+    else:
+        for error in form.choice.errors if request.method == "POST" else ():
+            flash(error, "error")
+        step = evaluation.show(campaign, participation.id, utcnow(), rng())
+    if step.status == "dismissed":
+        return render_template("volunteer/dismissed.html", campaign=campaign, step=step)
+    if step.item is None:
+        return render_template("volunteer/done.html", campaign=campaign, step=step)
+    source, left, right = evaluation.item_texts(step.item)
+    form = JudgmentForm(formdata=None, token=step.item.token)
+    return render_template(
+        "volunteer/evaluate.html",
+        campaign=campaign,
+        step=step,
+        form=form,
+        texts={"source": source, "left": left, "right": right},
+    )
+
+
+@bp.route("/c/<slug>/api/item")
+@login_required
+def api_item(slug):
+    campaign = campaign_or_404(slug)
+    participation = _participation_or_abort(campaign)
+    step = evaluation.show(campaign, participation.id, utcnow(), rng())
+    return jsonify(evaluation.step_payload(step))
+
+
+@bp.route("/c/<slug>/api/judgment", methods=["POST"])
+@login_required
+def api_judgment(slug):
+    campaign = campaign_or_404(slug)
+    participation = _participation_or_abort(campaign)
+    data = request.get_json(silent=True)
+    if (
+        not isinstance(data, dict)
+        or data.get("choice") not in CHOICES
+        or not isinstance(data.get("token"), str)
+        or len(data["token"]) > 32
+    ):
+        return jsonify({"status": "error", "message": _("Invalid answer.")}), 400
+    step = evaluation.answer(campaign, participation.id, data["token"], data["choice"], utcnow(), rng())
+    return jsonify(evaluation.step_payload(step))
