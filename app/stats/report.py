@@ -1,0 +1,324 @@
+"""Presenting an analysis: terminal tables, JSON and CSV files.
+
+All functions take the dict returned by :func:`app.stats.analysis.analyse`.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import os
+
+__all__ = ["clean_json", "text_report", "write_csv", "write_json"]
+
+
+# --------------------------------------------------------------------------
+# number formatting
+
+
+def fmt_num(value, digits: int = 3) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "n/a"
+    return f"{value:.{digits}f}"
+
+
+def fmt_p(value) -> str:
+    if value is None:
+        return "n/a"
+    if value == 0:
+        return "0"
+    if value < 1e-4:
+        return f"{value:.1e}"
+    return f"{value:.4f}"
+
+
+def table(headers, rows, align=None) -> str:
+    """Plain-text table; ``align`` is a string of 'l'/'r' per column."""
+    rows = [[str(c) for c in row] for row in rows]
+    widths = [len(h) for h in headers]
+    for row in rows:
+        widths = [max(w, len(c)) for w, c in zip(widths, row)]
+    align = align or "l" + "r" * (len(headers) - 1)
+
+    def line(cells):
+        out = [c.ljust(w) if a == "l" else c.rjust(w)
+               for c, w, a in zip(cells, widths, align)]
+        return "  ".join(out).rstrip()
+
+    rule = "  ".join("-" * w for w in widths)
+    return "\n".join([line(headers), rule] + [line(r) for r in rows])
+
+
+# --------------------------------------------------------------------------
+# rows shared by the terminal and CSV outputs
+
+AGREEMENT_HEADERS = ["measure", "kappa", "P(A)", "P(E)", "agreeing",
+                     "comparable", "ties", "labels", "Landis & Koch"]
+
+
+def agreement_rows(result) -> list[list]:
+    a = result["agreement"]
+    rows = []
+    for name, entry in (("inter, WMT/Appraise (default)", a["inter"]),
+                        ("inter, Ebaluatoia 3-outcome", a["inter_ebaluatoia"]),
+                        ("intra, WMT/Appraise", a["intra"])):
+        if entry is None:
+            rows.append([name, "n/a", "", "", "", "", "", "", "not available"])
+            continue
+        rows.append([name, fmt_num(entry["kappa"]), fmt_num(entry["p_a"]),
+                     fmt_num(entry["p_e"]), entry["agreeing"],
+                     entry["comparable"], entry["ties"], entry["labels"],
+                     entry["label"]])
+    return rows
+
+
+BY_PAIR_HEADERS = ["pair", "kappa WMT", "kappa Ebaluatoia", "P(A)", "P(E) WMT",
+                   "P(E) Eb.", "agreeing", "comparable", "ties", "labels",
+                   "Landis & Koch"]
+
+
+def by_pair_rows(result) -> list[list]:
+    rows = []
+    for e in result["agreement"]["by_pair"]:
+        rows.append([" vs ".join(e["systems"]), fmt_num(e["kappa"]),
+                     fmt_num(e["ebaluatoia"]["kappa"]), fmt_num(e["p_a"]),
+                     fmt_num(e["p_e"]), fmt_num(e["ebaluatoia"]["p_e"]),
+                     e["agreeing"], e["comparable"], e["ties"], e["labels"],
+                     e["label"]])
+    return rows
+
+
+WINNER_HEADERS = ["pair (A vs B)", "A++", "A+", "equal", "B+", "B++", "sentences"]
+
+
+def winner_rows(result) -> list[list]:
+    rows = []
+    for p in result["pairs"]:
+        a, b = p["systems"]
+        s = p["sentences"]
+        rows.append([f"{a} vs {b}", s[f"{a}++"], s[f"{a}+"], s["equal"],
+                     s[f"{b}+"], s[f"{b}++"], p["sentence_count"]])
+    return rows
+
+
+def significance_headers(result) -> list[str]:
+    headers = ["pair (A vs B)", "judgments", "A wins", "B wins", "ties",
+               "sent. A", "sent. B", "z", "p (z)", "p (sign)"]
+    if result["settings"]["holm"]:
+        headers += ["p (z) Holm", "p (sign) Holm"]
+    return headers + ["p (sign), judgments", "significant"]
+
+
+def significance_rows(result) -> list[list]:
+    rows = []
+    holm = result["settings"]["holm"]
+    for p in result["pairs"]:
+        a, b = p["systems"]
+        row = [f"{a} vs {b}", p["judgments"], p["wins"][a], p["wins"][b],
+               p["ties"], p["sentence_wins"][a], p["sentence_wins"][b],
+               fmt_num(p["z"]), fmt_p(p["p_value"]), fmt_p(p["sign_test_p"])]
+        if holm:
+            row += [fmt_p(p["p_value_holm"]), fmt_p(p["sign_test_p_holm"])]
+        verdict = f"yes: {p['better']}" if p["significant"] else "no"
+        rows.append(row + [fmt_p(p["judgment_sign_test_p"]), verdict])
+    return rows
+
+
+BT_HEADERS = ["rank", "system", "BT score", "95% CI low", "95% CI high",
+              "rank range", "judgments", "win rate", "win rate (ties 1/2)"]
+
+
+def bt_rows(result) -> list[list]:
+    rates = {r["system"]: r for r in result["win_rates"]}
+    rows = []
+    for r in result["bradley_terry"]:
+        rate = rates[r["system"]]
+        if r["rank_low"] is None:
+            rank_range = "n/a"
+        elif r["rank_low"] == r["rank_high"]:
+            rank_range = str(r["rank_low"])
+        else:
+            rank_range = f"{r['rank_low']}-{r['rank_high']}"
+        rows.append([r["rank"], r["system"], f"{r['score']:+.3f}",
+                     fmt_num(r["ci_low"]), fmt_num(r["ci_high"]), rank_range,
+                     rate["judgments"], fmt_num(rate["win_rate"]),
+                     fmt_num(rate["score_rate"])])
+    return rows
+
+
+def win_matrix_rows(result) -> tuple[list[str], list[list]]:
+    m = result["win_matrix"]
+    headers = ["row beat column"] + m["systems"]
+    rows = []
+    for name, wins in zip(m["systems"], m["wins"]):
+        rows.append([name] + [w if other != name else "-"
+                              for other, w in zip(m["systems"], wins)])
+    return headers, rows
+
+
+# --------------------------------------------------------------------------
+# terminal
+
+
+def text_report(result) -> str:
+    inp = result["input"]
+    s = result["settings"]
+    out = []
+    skipped = {k: v for k, v in inp["counts"].items() if k.startswith("skipped")}
+    line = (f"{os.path.basename(inp['path'])} ({inp['format']} format): "
+            f"{inp['judgments']} judgments of {len(result['systems'])} systems "
+            f"on {inp['sentences']} sentences by {inp['judges']} judges")
+    if skipped:
+        line += "; left out: " + ", ".join(
+            f"{v} {k.replace('skipped_', '')}" for k, v in sorted(skipped.items()))
+    out += [line, ""]
+
+    out += ["Inter-annotator agreement (Cohen's kappa)",
+            table(AGREEMENT_HEADERS, agreement_rows(result), "l" + "r" * 7 + "l")]
+    alpha = result["agreement"]["alpha"]
+    out += [f"Krippendorff's alpha (nominal): {fmt_num(alpha)}", ""]
+
+    out += ["Agreement by system pair",
+            table(BY_PAIR_HEADERS, by_pair_rows(result), "l" + "r" * 9 + "l"), ""]
+
+    out += ["Per-sentence winners (X++: vote difference > 2, X+: 1 or 2)",
+            table(WINNER_HEADERS, winner_rows(result)), ""]
+
+    test = "z-test" if s["test"] == "z" else "sign test"
+    holm = ", Holm-corrected" if s["holm"] else ""
+    out += [f"Significance on sentences won (ties excluded; {s['z_form']} "
+            f"z-test; decided by the {test}{holm} at alpha = {s['alpha']})",
+            table(significance_headers(result), significance_rows(result)), ""]
+
+    out += [f"Ordering: {result['ordering']}",
+            "Clusters: " + "  >  ".join("{" + ", ".join(c) + "}"
+                                        for c in result["clusters"])]
+    for note in result["notes"]:
+        out.append(f"  note: {note}")
+    out.append("")
+
+    rounds = s["bootstrap_rounds"]
+    out += [f"Bradley-Terry (all judgments, tie = half a win each way; "
+            f"{rounds} bootstrap rounds over sentences, seed {s['seed']})",
+            table(BT_HEADERS, bt_rows(result), "rl" + "r" * 7), ""]
+
+    headers, rows = win_matrix_rows(result)
+    out += ["Win matrix (judgments in which the row system beat the column system)",
+            table(headers, rows)]
+    return "\n".join(out) + "\n"
+
+
+# --------------------------------------------------------------------------
+# JSON
+
+
+def clean_json(value):
+    """Recursively replace NaN/inf by None and numpy scalars by Python ones."""
+    if isinstance(value, dict):
+        return {str(k): clean_json(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [clean_json(v) for v in value]
+    if hasattr(value, "item") and not isinstance(value, (str, bytes)):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def write_json(result, path: str) -> None:
+    with open(path, "w", encoding="utf-8") as fh:
+        json.dump(clean_json(result), fh, ensure_ascii=False, indent=2,
+                  allow_nan=False)
+        fh.write("\n")
+
+
+# --------------------------------------------------------------------------
+# CSV
+
+
+def _raw_rows(result):
+    """Tables for CSV: unformatted numbers."""
+    a = result["agreement"]
+    keys = ["kappa", "p_a", "p_e", "agreeing", "comparable", "ties", "labels",
+            "label"]
+    agreement = [["measure", "definition"] + keys]
+    for name, entry in (("inter", a["inter"]), ("inter", a["inter_ebaluatoia"]),
+                        ("intra", a["intra"])):
+        if entry is None:
+            agreement.append([name, "wmt"] + [""] * (len(keys) - 1) + ["not available"])
+        else:
+            agreement.append([name, entry["definition"]] + [entry[k] for k in keys])
+    agreement.append(["krippendorff_alpha_nominal", "", a["alpha"]] +
+                     [""] * (len(keys) - 1))
+
+    by_pair = [["system_a", "system_b"] + keys +
+               ["kappa_ebaluatoia", "p_e_ebaluatoia", "label_ebaluatoia"]]
+    for e in a["by_pair"]:
+        eb = e["ebaluatoia"]
+        by_pair.append(e["systems"] + [e[k] for k in keys] +
+                       [eb["kappa"], eb["p_e"], eb["label"]])
+
+    pair_cols = ["judgments", "ties", "sentence_count", "z", "p_value",
+                 "sign_test_p", "judgment_z", "judgment_p_value",
+                 "judgment_sign_test_p"]
+    if result["settings"]["holm"]:
+        pair_cols += ["p_value_holm", "sign_test_p_holm"]
+    pairs = [["system_a", "system_b", "wins_a", "wins_b", "a_plus_plus",
+              "a_plus", "equal", "b_plus", "b_plus_plus", "sentence_wins_a",
+              "sentence_wins_b"] + pair_cols + ["significant", "better"]]
+    for p in result["pairs"]:
+        x, y = p["systems"]
+        s = p["sentences"]
+        pairs.append([x, y, p["wins"][x], p["wins"][y], s[f"{x}++"], s[f"{x}+"],
+                      s["equal"], s[f"{y}+"], s[f"{y}++"], p["sentence_wins"][x],
+                      p["sentence_wins"][y]] + [p[c] for c in pair_cols] +
+                     [p["significant"], p["better"] or ""])
+
+    bt_cols = ["rank", "system", "score", "ci_low", "ci_high", "rank_low",
+               "rank_high"]
+    bt = [bt_cols] + [[r[c] for c in bt_cols] for r in result["bradley_terry"]]
+
+    rate_cols = ["system", "judgments", "wins", "ties", "losses", "win_rate",
+                 "score_rate"]
+    rates = [rate_cols] + [[r[c] for c in rate_cols] for r in result["win_rates"]]
+
+    m = result["win_matrix"]
+    matrix = [["winner\\loser"] + m["systems"]]
+    matrix += [[name] + row for name, row in zip(m["systems"], m["wins"])]
+    ties = [["system"] + m["systems"]]
+    ties += [[name] + row for name, row in zip(m["systems"], m["ties"])]
+
+    ordering = [["position", "system", "relation_to_next", "cluster", "copeland"]]
+    detail = result["ordering_detail"]
+    cluster_of = {s: i + 1 for i, c in enumerate(result["clusters"]) for s in c}
+    for i, name in enumerate(detail["sequence"]):
+        rel = detail["relations"][i] if i < len(detail["relations"]) else ""
+        ordering.append([i + 1, name, rel, cluster_of[name], detail["copeland"][name]])
+
+    return {
+        "agreement.csv": agreement,
+        "agreement_by_pair.csv": by_pair,
+        "pairs.csv": pairs,
+        "ordering.csv": ordering,
+        "bradley_terry.csv": bt,
+        "win_rates.csv": rates,
+        "win_matrix.csv": matrix,
+        "tie_matrix.csv": ties,
+    }
+
+
+def write_csv(result, directory: str) -> list[str]:
+    """Write one CSV file per table into ``directory``; returns the paths."""
+    os.makedirs(directory, exist_ok=True)
+    written = []
+    for name, rows in _raw_rows(result).items():
+        path = os.path.join(directory, name)
+        with open(path, "w", encoding="utf-8", newline="") as fh:
+            writer = csv.writer(fh)
+            for row in rows:
+                writer.writerow(["" if v is None else
+                                 ("true" if v is True else "false" if v is False else v)
+                                 for v in row])
+        written.append(path)
+    return written
