@@ -21,8 +21,9 @@ db: install
 demo: db
 	$(FLASK) demo
 
+# One gevent worker: the worker class Flask-SocketIO's documentation prefers.
 run: demo
-	$(FLASK) run --host 127.0.0.1 --port 5000
+	$(BIN)/gunicorn --worker-class gevent --workers 1 --bind 127.0.0.1:5000 --access-logfile - wsgi:app
 
 chromium:
 	bash scripts/install-chromium.sh

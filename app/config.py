@@ -10,12 +10,28 @@ def _bool(name, default=False):
     return value.strip().lower() in {"1", "true", "yes", "on"}
 
 
+def _instance_secret(instance_path):
+    """A development secret kept in the instance folder, so sessions survive restarts."""
+    path = os.path.join(instance_path, "secret_key")
+    try:
+        with open(path) as handle:
+            return handle.read().strip()
+    except FileNotFoundError:
+        secret = secrets.token_hex(32)
+        try:
+            with open(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w") as handle:
+                handle.write(secret)
+        except FileExistsError:  # another process wrote it first
+            return _instance_secret(instance_path)
+        return secret
+
+
 def from_env(instance_path):
     """Build the configuration mapping for one application instance."""
     default_db = "sqlite:///" + os.path.join(instance_path, "bozka.sqlite3")
     secret = os.environ.get("SECRET_KEY")
     return {
-        "SECRET_KEY": secret or secrets.token_hex(32),
+        "SECRET_KEY": secret or _instance_secret(instance_path),
         "SECRET_KEY_FROM_ENV": bool(secret),
         "SQLALCHEMY_DATABASE_URI": os.environ.get("DATABASE_URL", default_db),
         "SQLALCHEMY_ENGINE_OPTIONS": {"pool_pre_ping": True},

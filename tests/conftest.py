@@ -51,6 +51,16 @@ def app(tmp_path):
     import random
 
     app.extensions["bozka_rng"] = random.Random(1)
+    @app.before_request
+    def fresh_g():
+        # Tests hold one app context for direct database checks; in
+        # production every request has its own, so give each request a
+        # clean ``g`` (flask-login caches the user there).
+        from flask import g
+
+        for name in list(vars(g)):
+            delattr(g, name)
+
     with app.app_context():
         db.drop_all()
         db.create_all()

@@ -1,0 +1,299 @@
+"""Assignment and control rules against a real database, with a seeded
+random source; property tests of the research-validity invariants."""
+import random
+from collections import Counter, defaultdict
+from datetime import timedelta
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from sqlalchemy import func, select
+
+from app.extensions import db
+from app.models import Campaign, Control, Item, Participation, Sentence, Slot, Ticket, utcnow
+from app.services import accounts, assignment, evaluation, quality
+from app.services.importer import create_campaign, read_campaign
+from conftest import write_campaign
+
+
+def _volunteer(campaign, n):
+    user = accounts.create_user(f"v{n}@example.org", f"v{n}", "password-123")
+    return accounts.join_campaign(user, campaign, "B1-B2", "C1-C2")
+
+
+def _good_answer(item):
+    if item.is_control:
+        return "left" if item.better_left else "right"
+    return "left"
+
+
+def _step(campaign, participation, choice_for, now, rng):
+    step = evaluation.show(campaign, participation.id, now, rng)
+    if step.item is None:
+        return step
+    return evaluation.answer(campaign, participation.id, step.item.token, choice_for(step.item), now, rng)
+
+
+def _fresh(app):
+    db.session.remove()
+    db.drop_all()
+    db.create_all()
+
+
+def test_next_item_fills_the_fullest_sentence_first(app, make_campaign):
+    campaign = make_campaign(sentences=6, systems=("A", "B", "C"))
+    rng = random.Random(3)
+    now = utcnow()
+    first = _volunteer(campaign, 1)
+    for _ in range(4):  # controls at 1, 2; sentences at 3, 4
+        _step(campaign, first, _good_answer, now, rng)
+    judged = set(db.session.scalars(select(Item.sentence_id).where(Item.sentence_id.is_not(None))))
+    second = _volunteer(campaign, 2)
+    db.session.commit()
+    _step(campaign, second, _good_answer, now, rng)
+    _step(campaign, second, _good_answer, now, rng)
+    item = evaluation.show(campaign, second.id, now, rng).item
+    # The second volunteer is given a sentence the first already started.
+    assert item.sentence_id in judged
+
+
+def test_fewest_judgments_pair_is_chosen_with_random_ties():
+    class S:
+        def __init__(self, pending):
+            self.pending = pending
+
+    slots = [S(2), S(1), S(1), S(3)]
+    picks = Counter(id(assignment.choose_slot(slots, random.Random(seed))) for seed in range(200))
+    assert set(picks) == {id(slots[1]), id(slots[2])}
+    assert min(picks.values()) > 60
+    assert assignment.choose_slot([], random.Random(1)) is None
+
+
+def test_order_shown_is_random_and_stored(app, make_campaign):
+    campaign = make_campaign(sentences=40, systems=("A", "B"), controls=20)
+    rng = random.Random(5)
+    now = utcnow()
+    lefts = Counter()
+    for n in range(6):
+        p = _volunteer(campaign, n)
+        db.session.commit()
+        for _ in range(12):
+            step = _step(campaign, p, _good_answer, now, rng)
+    for item in db.session.scalars(select(Item).where(Item.slot_id.is_not(None))):
+        slot = item.slot
+        assert {item.left_system_id, item.right_system_id} == {slot.system_a_id, slot.system_b_id}
+        lefts[item.left_system_id] += 1
+    assert len(lefts) == 2 and min(lefts.values()) > 10
+
+
+def test_identical_outputs_are_never_shown(app, make_campaign):
+    # Sentence 1's outputs are the same for every system: nothing to compare.
+    campaign = make_campaign(sentences=3, systems=("A", "B"), identical=(1,))
+    assert campaign.target_judgments == 2 * 5
+    sentence = db.session.scalar(select(Sentence).where(Sentence.number == 1))
+    assert sentence.capacity == 0 and not sentence.is_open
+    rng = random.Random(1)
+    for n in range(4):
+        p = _volunteer(campaign, n)
+        db.session.commit()
+        for _ in range(8):
+            _step(campaign, p, _good_answer, utcnow(), rng)
+    assert db.session.scalar(select(func.count()).where(Item.sentence_id == sentence.id)) == 0
+
+
+def test_nothing_left_says_so_and_never_loops(app, make_campaign):
+    campaign = make_campaign(sentences=2, systems=("A", "B"))
+    p = _volunteer(campaign, 1)
+    db.session.commit()
+    rng = random.Random(1)
+    statuses = [_step(campaign, p, _good_answer, utcnow(), rng).status for _ in range(8)]
+    assert statuses[-1] == "finished"
+    items = db.session.scalars(select(Item).where(Item.participation_id == p.id)).all()
+    assert sum(1 for i in items if i.sentence_id) == 2
+
+
+def test_reservation_holds_the_slot_until_it_times_out(app, make_campaign):
+    campaign = make_campaign(sentences=1, systems=("A", "B"), judgments_per_pair=1)
+    rng = random.Random(2)
+    now = utcnow()
+    a, b = _volunteer(campaign, 1), _volunteer(campaign, 2)
+    db.session.commit()
+    for p in (a, b):
+        _step(campaign, p, _good_answer, now, rng)
+        _step(campaign, p, _good_answer, now, rng)
+    held = evaluation.show(campaign, a.id, now, rng).item
+    assert held.sentence_id is not None
+    # While A holds the only slot, B gets nothing.
+    assert evaluation.show(campaign, b.id, now, rng).status == "finished"
+    # After the timeout the slot returns to the pool and B gets it.
+    later = now + timedelta(seconds=campaign.reservation_timeout + 1)
+    step_b = evaluation.show(campaign, b.id, later, rng)
+    assert step_b.item is not None and step_b.item.slot_id == held.slot_id
+    # Both answer: the late answer is kept and counted as over-collection.
+    evaluation.answer(campaign, b.id, step_b.item.token, "left", later, rng)
+    evaluation.answer(campaign, a.id, held.token, "right", later, rng)
+    slot = db.session.get(Slot, held.slot_id)
+    db.session.refresh(campaign)
+    assert slot.collected == 2 and campaign.over_collected == 1
+
+
+def test_control_pool_exhausted_reuses_the_oldest_and_records_it(app, tmp_path):
+    folder = write_campaign(str(tmp_path / "c"), sentences=12, systems=("A", "B"), controls=5)
+    campaign = create_campaign(read_campaign(folder))
+    db.session.delete(db.session.scalars(select(Control).where(Control.number == 5)).one())
+    p = _volunteer(campaign, 1)
+    db.session.commit()
+    rng = random.Random(4)
+    for _ in range(16):
+        _step(campaign, p, _good_answer, utcnow(), rng)
+    controls = db.session.scalars(
+        select(Item).where(Item.participation_id == p.id, Item.control_id.is_not(None)).order_by(Item.position)
+    ).all()
+    # Positions 1, 2, 5, 10 are the four controls; 15 reuses the oldest.
+    ids = [c.control_id for c in controls]
+    assert [c.position for c in controls] == [1, 2, 5, 10, 15]
+    assert len(set(ids[:4])) == 4
+    db.session.refresh(p)
+    assert ids[4] == ids[0] and controls[4].control_reused and p.controls_seen_all
+    assert not any(c.control_reused for c in controls[:4])
+
+
+def test_double_submit_counts_once_and_never_skips_a_control(app, make_campaign):
+    campaign = make_campaign(sentences=10)
+    p = _volunteer(campaign, 1)
+    db.session.commit()
+    rng = random.Random(1)
+    now = utcnow()
+    first = evaluation.show(campaign, p.id, now, rng).item
+    step = evaluation.answer(campaign, p.id, first.token, _good_answer(first), now, rng)
+    again = evaluation.answer(campaign, p.id, first.token, _good_answer(first), now, rng)
+    assert step.status == "accepted" and again.status == "stale"
+    assert again.item.position == 2 and again.item.is_control
+    assert db.session.scalar(select(func.count()).where(Item.answered_at.is_not(None))) == 1
+    forged = evaluation.answer(campaign, p.id, "not-a-token", "left", now, rng)
+    assert forged.status == "stale" and forged.answered == 1
+
+
+def test_dismissal_discards_judgments_returns_slots_and_voids_tickets(app, make_campaign):
+    campaign = make_campaign(sentences=20, systems=("A", "B", "C"))
+    p = _volunteer(campaign, 1)
+    db.session.commit()
+    rng = random.Random(7)
+    now = utcnow()
+
+    def answers(item):  # pass the first two controls, then fail every control
+        if item.is_control and item.position > 2:
+            return "equal"
+        return _good_answer(item)
+
+    statuses = []
+    for _ in range(20):
+        statuses.append(_step(campaign, p, answers, now, rng).status)
+        if statuses[-1] == "dismissed":
+            break
+    # Items 5 and 10 failed: 2 of 4 controls > 1/3, checked at item 10.
+    assert len(statuses) == 10 and statuses[-1] == "dismissed"
+    db.session.refresh(p)
+    assert p.dismissed_reason == quality.CONTROL_FAILURE_RATE
+    items = db.session.scalars(select(Item).where(Item.participation_id == p.id)).all()
+    assert all(i.discarded_at is not None for i in items if i.answered_at is not None)
+    assert db.session.scalar(select(func.sum(Slot.collected))) == 0
+    assert db.session.scalar(select(func.sum(Slot.pending))) == 0
+    assert db.session.scalar(select(func.count()).where(Ticket.voided_at.is_(None))) == 0
+    assert db.session.scalar(select(func.count(Ticket.id))) == 0  # no ticket given at item 10
+    db.session.refresh(campaign)
+    assert campaign.collected_judgments == 0
+    # A dismissed volunteer cannot continue.
+    assert evaluation.show(campaign, p.id, now, rng).status == "dismissed"
+
+
+def test_failing_a_first_control_ends_at_once(app, make_campaign):
+    campaign = make_campaign()
+    p = _volunteer(campaign, 1)
+    db.session.commit()
+    rng = random.Random(1)
+    item = evaluation.show(campaign, p.id, utcnow(), rng).item
+    wrong = "right" if item.better_left else "left"
+    step = evaluation.answer(campaign, p.id, item.token, wrong, utcnow(), rng)
+    assert step.status == "dismissed" and step.item is None
+    assert step.dismissal_reason == quality.INITIAL_CONTROL_FAILED
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    sentences=st.integers(min_value=1, max_value=8),
+    systems=st.integers(min_value=2, max_value=4),
+    target=st.integers(min_value=1, max_value=3),
+    volunteers=st.integers(min_value=1, max_value=5),
+    seed=st.integers(min_value=0, max_value=10_000),
+    honesty=st.floats(min_value=0.5, max_value=1.0),
+)
+def test_invariants_under_interleaved_volunteers(app, tmp_path_factory, sentences, systems, target, volunteers, seed, honesty):
+    _fresh(app)
+    folder = write_campaign(
+        str(tmp_path_factory.mktemp("c")),
+        sentences=sentences,
+        systems=tuple("ABCD"[:systems]),
+        controls=20,
+        judgments_per_pair=target,
+    )
+    campaign = create_campaign(read_campaign(folder))
+    people = [_volunteer(campaign, n) for n in range(volunteers)]
+    db.session.commit()
+    rng = random.Random(seed)
+    answer_rng = random.Random(seed + 1)
+    now = utcnow()
+
+    def choice_for(item):
+        if item.is_control and answer_rng.random() > honesty:
+            return "equal"
+        return answer_rng.choice(["left", "right", "equal"]) if not item.is_control else _good_answer(item)
+
+    active = list(people)
+    for _ in range(volunteers * 30):
+        if not active:
+            break
+        p = rng.choice(active)
+        step = _step(campaign, p, choice_for, now, rng)
+        if step.status in ("dismissed", "finished"):
+            active.remove(p)
+        # Never more than the target per pair while reservations are honoured.
+        over = db.session.scalar(select(func.count()).where(Slot.pending > Slot.target))
+        assert over == 0
+
+    by_person = defaultdict(list)
+    for item in db.session.scalars(select(Item).order_by(Item.participation_id, Item.position)):
+        by_person[item.participation_id].append(item)
+    for pid, items in by_person.items():
+        participation = db.session.get(Participation, pid)
+        seen = [i.sentence_id for i in items if i.sentence_id is not None]
+        assert len(seen) == len(set(seen)), "a sentence was shown twice"
+        assert [i.position for i in items] == list(range(1, len(items) + 1))
+        for i in items:
+            assert i.is_control == quality.is_control_position(i.position), "control at wrong position"
+        # Dismissal exactly when the rule says, replayed from the answers.
+        results, expected = [], None
+        for i in items:
+            if i.answered_at is None:
+                continue
+            if i.is_control:
+                results.append(bool(i.passed))
+            expected = quality.dismissal_reason(
+                i.position, i.is_control, results, first=2, check_every=10, cutoff="1/3"
+            )
+            if expected:
+                assert i is items[-1] or all(j.answered_at is None for j in items[items.index(i) + 1:])
+                break
+        assert participation.dismissed_reason == expected
+    # Counters agree with the judgments themselves.
+    for slot in db.session.scalars(select(Slot)):
+        valid = db.session.scalar(
+            select(func.count()).where(
+                Item.slot_id == slot.id, Item.answered_at.is_not(None), Item.discarded_at.is_(None)
+            )
+        )
+        held = db.session.scalar(select(func.count()).where(Item.slot_id == slot.id, Item.holding.is_(True)))
+        assert slot.collected == valid and slot.pending == valid + held
+        assert slot.collected <= slot.target
+    total = db.session.scalar(select(func.coalesce(func.sum(Sentence.collected), 0)))
+    db.session.refresh(campaign)
+    assert campaign.collected_judgments == total
