@@ -24,7 +24,7 @@ def analyse(data, *, alpha: float = 0.05, use_holm: bool = False,
     systems = list(data.systems)
     agreement = _agreement.agreement(data)
     tables = _winners.pair_tables(data)
-    pairs = _winners.test_pairs(tables, alpha=alpha, use_holm=use_holm,
+    pairs = _winners.significance(tables, alpha=alpha, use_holm=use_holm,
                                 test=test, z_form=z_form)
     bt = _bt.bradley_terry(data, rounds=rounds, seed=seed,
                            pseudo_count=pseudo_count)

@@ -41,7 +41,7 @@ __all__ = [
     "pair_tables",
     "sentence_categories",
     "sign_test",
-    "test_pairs",
+    "significance",
     "z_test",
 ]
 
@@ -151,7 +151,7 @@ def pair_tables(data) -> list[dict]:
     return tables
 
 
-def test_pairs(tables: list[dict], *, alpha: float = 0.05, use_holm: bool = False,
+def significance(tables: list[dict], *, alpha: float = 0.05, use_holm: bool = False,
                test: str = "z", z_form: str = "binomial") -> list[dict]:
     """Add significance figures to the entries of :func:`pair_tables`.
 

@@ -1,0 +1,129 @@
+"""Per-sentence winners, z-test, sign test and Holm, by hand."""
+
+import pytest
+
+from app.stats import analyse, from_records
+from app.stats.winners import (holm, pair_tables, sentence_categories, sign_test,
+                               significance, z_test)
+from stats_helpers import paper_records
+
+
+def test_sentence_categories_thresholds():
+    votes = [(5, 0), (3, 0), (4, 1), (2, 0), (3, 2), (1, 1), (0, 0), (0, 2),
+             (1, 3), (0, 3), (2, 6)]
+    a, b = zip(*votes)
+    names = ["A++", "A+", "equal", "B+", "B++"]
+    got = [names[c] for c in sentence_categories(a, b)]
+    assert got == ["A++", "A++", "A++", "A+", "A+", "equal", "equal", "B+",
+                   "B+", "B++", "B++"]
+
+
+def test_z_test_paper_smts_google():
+    # 229 sentences for SMTs, 221 for Google, ties excluded
+    z, p = z_test(229, 221)
+    assert z == pytest.approx(8 / 450 ** 0.5)
+    assert p == pytest.approx(0.70608, abs=1e-5)
+    z2, p2 = z_test(221, 229)
+    assert z2 == pytest.approx(-z) and p2 == pytest.approx(p)
+    # pooled two-proportion form: z larger by sqrt(2)
+    zt, pt = z_test(229, 221, "two-proportion")
+    assert zt == pytest.approx(z * 2 ** 0.5)
+    assert pt == pytest.approx(0.5938, abs=1e-4)
+
+
+def test_z_test_degenerate_and_errors():
+    assert z_test(0, 0) == (0.0, 1.0)
+    with pytest.raises(ValueError):
+        z_test(1, 2, "nonsense")
+
+
+def test_sign_test_exact():
+    assert sign_test(5, 0) == pytest.approx(2 / 32)
+    assert sign_test(0, 5) == pytest.approx(2 / 32)
+    assert sign_test(1, 1) == pytest.approx(1.0)
+    assert sign_test(0, 0) == 1.0
+    assert sign_test(229, 221) == pytest.approx(0.74145, abs=1e-5)
+
+
+def test_holm():
+    assert holm([0.01, 0.04, 0.03]) == pytest.approx([0.03, 0.06, 0.06])
+    assert holm([0.5, 0.9]) == pytest.approx([1.0, 1.0])
+    assert holm([]) == []
+    assert holm([0.02]) == [0.02]
+
+
+def test_pair_tables_small_case():
+    records = [
+        # s1: A 3 votes, B 0 -> A++ ; shown both ways round
+        ("s1", "A", "B", "A", "j1"), ("s1", "B", "A", "A", "j2"),
+        ("s1", "A", "B", "A", "j3"), ("s1", "A", "B", "equal", "j4"),
+        # s2: B 1 vote -> B+
+        ("s2", "A", "B", "B", "j1"), ("s2", "A", "B", "equal", "j2"),
+        # s3: equal votes -> equal
+        ("s3", "A", "B", "A", "j1"), ("s3", "B", "A", "B", "j2"),
+        # another pair: C beats A on s1
+        ("s1", "C", "A", "C", "j1"),
+    ]
+    tables = pair_tables(from_records(records))
+    assert [t["systems"] for t in tables] == [["A", "B"], ["A", "C"]]
+    ab = tables[0]
+    assert ab["judgments"] == 8
+    assert ab["wins"] == {"A": 4, "B": 2}
+    assert ab["ties"] == 2
+    assert ab["sentences"] == {"A++": 1, "A+": 0, "equal": 1, "B+": 1, "B++": 0}
+    assert ab["sentence_wins"] == {"A": 1, "B": 1}
+    assert tables[1]["sentences"]["C+"] == 1
+
+
+def test_significance_and_holm():
+    tables = [
+        {"systems": ["A", "B"], "wins": {"A": 60, "B": 10},
+         "sentence_wins": {"A": 40, "B": 10}},
+        {"systems": ["A", "C"], "wins": {"A": 10, "C": 12},
+         "sentence_wins": {"A": 9, "C": 11}},
+    ]
+    out = significance(tables, alpha=0.05)
+    assert out[0]["significant"] and out[0]["better"] == "A"
+    assert not out[1]["significant"] and out[1]["better"] is None
+    assert out[0]["z"] == pytest.approx(30 / 50 ** 0.5)
+    holmed = significance(tables, alpha=0.05, use_holm=True)
+    assert holmed[0]["p_value_holm"] == pytest.approx(min(1, 2 * out[0]["p_value"]))
+    assert holmed[0]["decided_by"] == "p_value_holm"
+    sign = significance(tables, test="sign")
+    assert sign[0]["decided_by"] == "sign_test_p"
+    with pytest.raises(ValueError):
+        significance(tables, test="t")
+
+
+def test_paper_sentence_counts_and_ordering():
+    result = analyse(from_records(paper_records()), rounds=0)
+    pairs = {tuple(p["systems"]): p for p in result["pairs"]}
+    g = pairs[("Google", "SMTs")]
+    assert g["sentences"] == {"Google++": 0, "Google+": 221, "equal": 50,
+                              "SMTs+": 229, "SMTs++": 0}
+    assert g["p_value"] == pytest.approx(0.70608, abs=1e-5)
+    assert not g["significant"]
+    hm = pairs[("Hybrid", "Matxin ENEUS")]
+    assert hm["sentence_wins"] == {"Hybrid": 247, "Matxin ENEUS": 215}
+    # with the binomial z-test, Hybrid vs Matxin ENEUS is not significant
+    assert hm["p_value"] == pytest.approx(0.1365, abs=1e-4)
+    assert result["ordering"] == "SMTs ≈ Google > SMTb > Hybrid ≈ Matxin ENEUS"
+    assert result["clusters"] == [["SMTs", "Google"], ["SMTb"],
+                                  ["Hybrid", "Matxin ENEUS"]]
+
+
+def test_paper_ordering_with_two_proportion_z():
+    # the paper's published ordering needs the pooled two-proportion form
+    result = analyse(from_records(paper_records()), rounds=0,
+                     z_form="two-proportion")
+    assert result["ordering"] == "SMTs ≈ Google > SMTb > Hybrid > Matxin ENEUS"
+    pairs = {tuple(p["systems"]): p for p in result["pairs"]}
+    assert pairs[("Google", "SMTs")]["p_value"] == pytest.approx(0.5938, abs=1e-4)
+
+
+def test_unseen_pair_is_reported():
+    records = [("s1", "A", "B", "A", "j1"), ("s1", "B", "C", "B", "j1")]
+    result = analyse(from_records(records), rounds=0)
+    assert [p["systems"] for p in result["pairs"]] == [["A", "B"], ["B", "C"]]
+    assert result["unseen_pairs"] == [["A", "C"]]
+    assert any("never compared" in n for n in result["notes"])
