@@ -1,0 +1,130 @@
+"""End-to-end fixtures: the real site in a subprocess and headless Chromium.
+
+The site is prepared and served exactly as a person would do it from a shell
+(``flask db upgrade``, ``flask demo``, then a server), in a fresh instance
+folder on a free loopback port. Chromium is Debian's (``/usr/bin/chromium``);
+Playwright never downloads a browser here.
+"""
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BIN = os.path.dirname(sys.executable)
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-quic",
+    "--disable-sync",
+]
+SCREENSHOTS = os.path.join(ROOT, "tests", "screenshots")
+
+
+def flask_command(*args):
+    return [os.path.join(BIN, "flask"), "--app", "wsgi", *args]
+
+
+def serve_command(port):
+    """The one place that says how the site is served (may become gunicorn)."""
+    return flask_command("run", "--host", "127.0.0.1", "--port", str(port), "--no-reload")
+
+
+def _free_port():
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _wait_until_up(url, process, log_path, timeout=30):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            with open(log_path) as log:
+                raise RuntimeError(f"the server exited with {process.returncode}:\n{log.read()}")
+        try:
+            with urllib.request.urlopen(url, timeout=2) as response:
+                if response.status < 500:
+                    return
+        except urllib.error.HTTPError as exc:
+            if exc.code < 500:
+                return
+        except OSError:
+            pass
+        time.sleep(0.2)
+    with open(log_path) as log:
+        raise RuntimeError(f"the server did not answer {url} within {timeout} s:\n{log.read()}")
+
+
+@pytest.fixture(scope="session")
+def live_server():
+    """Base URL of the real site, with the demo campaign loaded."""
+    instance = tempfile.mkdtemp(prefix="bozka-e2e-")
+    env = {
+        **os.environ,
+        "BOZKA_INSTANCE": instance,
+        "SECRET_KEY": "e2e-secret-key",
+        "FLASK_DEBUG": "0",
+        "PYTHONUNBUFFERED": "1",
+    }
+    # Never let a developer's own settings leak into the test site.
+    for name in ("DATABASE_URL", "MAIL_SERVER", "SOCKETIO_MESSAGE_QUEUE", "BOZKA_RANDOM_SEED"):
+        env.pop(name, None)
+    for step in (flask_command("db", "upgrade"), flask_command("demo")):
+        done = subprocess.run(step, cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, f"{' '.join(step)} failed:\n{done.stdout}\n{done.stderr}"
+
+    port = _free_port()
+    base_url = f"http://127.0.0.1:{port}"
+    log_path = os.path.join(instance, "server.log")
+    log = open(log_path, "w")
+    process = subprocess.Popen(
+        serve_command(port), cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    try:
+        _wait_until_up(base_url + "/", process, log_path)
+        yield base_url
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        log.close()
+        shutil.rmtree(instance, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if not os.path.exists(CHROMIUM):
+        pytest.skip(f"{CHROMIUM} is missing (make chromium installs it)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(
+            executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
+        )
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+@pytest.fixture(scope="session")
+def screenshots():
+    os.makedirs(SCREENSHOTS, exist_ok=True)
+    return SCREENSHOTS
