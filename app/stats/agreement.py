@@ -17,8 +17,14 @@ P(E), WMT definition (Appraise; the default)
 
 P(E), Ebaluatoia definition (the paper's section 4.1)
     ``P(E) = P(A>B)^2 + P(A=B)^2 + P(A<B)^2`` with the empirical shares of
-    the three labels, each label oriented to the canonical (alphabetical)
-    order of its system pair.
+    the three labels of a system pair (A is the system whose name sorts
+    first).  Overall, P(E) is the mean of the per-pair P(E) weighted by the
+    pairs' comparable label pairs (see :func:`ebaluatoia_overall`).
+
+Krippendorff's alpha (nominal) is the cross-check: units are items, values
+the labels; the two non-tie labels are treated as mirror images (their
+marginals averaged), so alpha does not depend on which system of a pair is
+stored first.
 
 ``kappa = (P(A) - P(E)) / (1 - P(E))``; it is undefined (``None``) when
 there are no comparable pairs or when ``P(E) = 1`` (for instance when every
@@ -36,6 +42,7 @@ __all__ = [
     "agreement",
     "agreement_counts",
     "ebaluatoia_kappa",
+    "ebaluatoia_overall",
     "intra_counts",
     "kappa",
     "krippendorff_alpha_nominal",
@@ -130,12 +137,44 @@ def ebaluatoia_kappa(agreeing: int, comparable: int, n_first: int, n_tie: int,
             "label": landis_koch(k), "definition": "ebaluatoia"}
 
 
-def krippendorff_alpha_nominal(counts: np.ndarray) -> float | None:
+def ebaluatoia_overall(per_pair: list[dict]) -> dict:
+    """Overall three-outcome kappa from the per-pair results.
+
+    P(A) is pooled over all pairs.  Which system of a pair is "A" is
+    arbitrary, so the three shares cannot be pooled across pairs without
+    making P(E) depend on that choice; instead P(E) is the chance agreement
+    expected over all comparable label pairs: the mean of the per-pair P(E)
+    weighted by each pair's comparable pairs (by its labels when there are
+    no comparable pairs at all).
+    """
+    agreeing = sum(e["agreeing"] for e in per_pair)
+    comparable = sum(e["comparable"] for e in per_pair)
+    ties = sum(e["ties"] for e in per_pair)
+    labels = sum(e["labels"] for e in per_pair)
+    weight_key = "comparable" if comparable else "labels"
+    weights = [(e[weight_key], e["p_e"]) for e in per_pair if e["p_e"] is not None]
+    total = sum(w for w, _ in weights)
+    p_e = sum(w * pe for w, pe in weights) / total if total else None
+    p_a = agreeing / comparable if comparable else None
+    k = kappa(p_a, p_e)
+    return {"kappa": k, "p_a": p_a, "p_e": p_e, "agreeing": agreeing,
+            "comparable": comparable, "ties": ties, "labels": labels,
+            "label": landis_koch(k), "definition": "ebaluatoia"}
+
+
+def krippendorff_alpha_nominal(counts: np.ndarray,
+                               mirrored: tuple[int, int] | None = None) -> float | None:
     """Krippendorff's alpha (nominal) from a units x categories count matrix.
 
     Units with fewer than two values are not pairable and are ignored.
     Returns None when undefined (fewer than two pairable values, or only one
     category used, so that no disagreement is possible).
+
+    ``mirrored=(c, d)`` declares categories c and d to be mirror images
+    whose naming is arbitrary ("first system better" / "second system
+    better"): their marginal totals are then averaged before the expected
+    disagreement is computed, so that alpha does not depend on which system
+    of a pair is called first (as WMT's P(E) treats them).
     """
     counts = np.asarray(counts, dtype=np.float64)
     if counts.size == 0:
@@ -148,6 +187,9 @@ def krippendorff_alpha_nominal(counts: np.ndarray) -> float | None:
     # observed disagreement: sum over c != k of o_ck
     observed = ((m * m - (counts * counts).sum(axis=1)) / (m - 1)).sum()
     n_c = counts.sum(axis=0)
+    if mirrored is not None:
+        c, d = mirrored
+        n_c[c] = n_c[d] = (n_c[c] + n_c[d]) / 2.0
     expected = n * n - (n_c * n_c).sum()          # sum over c != k of n_c n_k
     if expected <= 0:
         return None
@@ -225,10 +267,6 @@ def agreement(data) -> dict:
 
     overall = agreement_counts(counts)
     inter = wmt_kappa(**overall)
-    shares = oriented_counts.sum(axis=0)
-    inter_e = ebaluatoia_kappa(overall["agreeing"], overall["comparable"],
-                               int(shares[FIRST]), int(shares[TIE]),
-                               int(shares[SECOND]))
 
     # per system pair, from per-item figures
     m = counts.sum(axis=1)
@@ -256,12 +294,13 @@ def agreement(data) -> dict:
             int(p_second[n]))
         by_pair.append(entry)
 
+    inter_e = ebaluatoia_overall([e["ebaluatoia"] for e in by_pair])
     _, item_index = np.unique(item, return_inverse=True)
     intra = intra_counts(data.judge, item_index.ravel(), data.sentence, labels)
     return {
         "inter": inter,
         "inter_ebaluatoia": inter_e,
         "intra": None if intra is None else wmt_kappa(**intra),
-        "alpha": krippendorff_alpha_nominal(counts),
+        "alpha": krippendorff_alpha_nominal(counts, mirrored=(FIRST, SECOND)),
         "by_pair": by_pair,
     }

@@ -242,6 +242,10 @@ def _header(path: str, reader, known, required) -> tuple[list[str], dict]:
     except StopIteration:
         raise InputError(path, 1, "empty file") from None
     header = [h.strip() for h in header]
+    missing = [c for c in required if c not in header]
+    if missing:
+        raise InputError(path, reader.line_num,
+                         "missing column(s) " + ", ".join(missing))
     index = {}
     for name in header:
         if name in index:
@@ -249,10 +253,6 @@ def _header(path: str, reader, known, required) -> tuple[list[str], dict]:
         if not known(name):
             raise InputError(path, reader.line_num, f"unknown column {name!r}")
         index[name] = len(index)
-    missing = [c for c in required if c not in index]
-    if missing:
-        raise InputError(path, reader.line_num,
-                         "missing column(s) " + ", ".join(missing))
     return header, index
 
 

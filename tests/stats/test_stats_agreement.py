@@ -166,3 +166,19 @@ def test_intra_from_records():
     assert result["intra"]["comparable"] == 1
     assert result["intra"]["agreeing"] == 1
     assert result["intra"]["kappa"] == pytest.approx(1.0)
+
+
+def test_krippendorff_mirrored_marginals():
+    # units {'>':2} and {'<':2}: plain alpha = 1; mirrored marginals are the
+    # same here (2 and 2), so still 1
+    c = counts_of(">>", "<<")
+    assert krippendorff_alpha_nominal(c) == pytest.approx(1.0)
+    assert krippendorff_alpha_nominal(c, mirrored=(2, 0)) == pytest.approx(1.0)
+    # units {'>':2} and {'>':2}: one category only -> undefined; mirrored,
+    # the marginals become 2 and 2 -> agreement is perfect, alpha = 1
+    c = counts_of(">>", ">>")
+    assert krippendorff_alpha_nominal(c) is None
+    assert krippendorff_alpha_nominal(c, mirrored=(2, 0)) == pytest.approx(1.0)
+    # mixed: n = 5, n_c = (1, 1, 3) -> mirrored (2, 1, 2); sum n_c n_k = 25 - 9
+    c = counts_of("><", ">=>")
+    assert krippendorff_alpha_nominal(c, mirrored=(2, 0)) == pytest.approx(1 - 4 * 4 / 16)

@@ -1,0 +1,136 @@
+"""The command line: scripts/analyse.py and app.stats.cli."""
+
+import csv
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from app.stats.cli import main
+from stats_helpers import ROOT, bozka_row, paper_records
+
+SCRIPT = os.path.join(ROOT, "scripts", "analyse.py")
+
+
+def paper_csv(bozka_csv, extra=()):
+    rows = [bozka_row(*record) for record in paper_records()]
+    rows += [bozka_row("control-1", "<better>", "<worse>", "<better>", "judge1",
+                       control=True)]
+    rows += list(extra)
+    return bozka_csv(rows)
+
+
+def run(*args):
+    return subprocess.run([sys.executable, SCRIPT, *args], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_script_runs_from_repo_root_and_writes_json(bozka_csv, tmp_path):
+    path = paper_csv(bozka_csv)
+    out = tmp_path / "result.json"
+    proc = run(path, "--json", str(out), "--bootstrap", "100")
+    assert proc.returncode == 0, proc.stderr
+    assert "Ordering: SMTs ≈ Google > SMTb > Hybrid ≈ Matxin ENEUS" in proc.stdout
+    result = json.loads(out.read_text(encoding="utf-8"))
+    # the documented schema
+    assert result["systems"] == ["Google", "Hybrid", "Matxin ENEUS", "SMTb", "SMTs"]
+    agreement = result["agreement"]
+    for key in ("inter", "inter_ebaluatoia"):
+        assert set(agreement[key]) >= {"kappa", "p_a", "p_e", "agreeing",
+                                       "comparable", "ties", "labels"}
+    assert "intra" in agreement and "alpha" in agreement
+    assert set(agreement["by_pair"][0]) >= {"systems", "kappa", "p_a", "p_e"}
+    pair = next(p for p in result["pairs"] if p["systems"] == ["Google", "SMTs"])
+    assert set(pair) >= {"systems", "judgments", "wins", "ties", "sentences", "z",
+                         "p_value", "sign_test_p", "significant"}
+    assert pair["sentences"] == {"Google++": 0, "Google+": 221, "equal": 50,
+                                 "SMTs+": 229, "SMTs++": 0}
+    assert pair["significant"] is False
+    assert result["ordering"] == "SMTs ≈ Google > SMTb > Hybrid ≈ Matxin ENEUS"
+    bt = result["bradley_terry"][0]
+    assert set(bt) >= {"system", "score", "ci_low", "ci_high", "rank_low", "rank_high"}
+    assert result["input"]["counts"]["skipped_controls"] == 1
+
+
+def test_csv_and_plots(bozka_csv, tmp_path):
+    path = paper_csv(bozka_csv)
+    code = main([path, "--csv", str(tmp_path / "tables"), "--plots",
+                 str(tmp_path / "plots"), "--bootstrap", "20", "--quiet", "--holm"])
+    assert code == 0
+    tables = sorted(os.listdir(tmp_path / "tables"))
+    assert tables == ["agreement.csv", "agreement_by_pair.csv", "bradley_terry.csv",
+                      "ordering.csv", "pairs.csv", "tie_matrix.csv",
+                      "win_matrix.csv", "win_rates.csv"]
+    with open(tmp_path / "tables" / "pairs.csv", newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    assert len(rows) == 10 and "p_value_holm" in rows[0]
+    plots = sorted(os.listdir(tmp_path / "plots"))
+    for name in ("sentence_winners", "bradley_terry", "win_matrix"):
+        assert f"{name}.png" in plots and f"{name}.svg" in plots
+    assert (tmp_path / "plots" / "sentence_winners.png").stat().st_size > 1000
+
+
+def test_include_controls_flag(bozka_csv, capsys):
+    path = paper_csv(bozka_csv)
+    assert main([path, "--include-controls", "--bootstrap", "0"]) == 0
+    assert "<better>" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("content,expected", [
+    ("", ":1: empty file"),
+    ("a,b,c\n1,2,3\n", ":1: unrecognised format"),
+])
+def test_bad_input_exit_status_2(tmp_path, content, expected):
+    path = tmp_path / "bad.csv"
+    path.write_text(content)
+    proc = run(str(path))
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1
+    assert lines[0].startswith(f"analyse: {path}:") and expected in lines[0]
+    assert proc.stdout == ""
+
+
+def test_bad_choice_exit_status_2(bozka_csv, capsys):
+    path = bozka_csv([("1", "A", "B", "A", "v1"), ("1", "A", "B", "Z", "v2")])
+    assert main([path]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == f"analyse: {path}:3: choice 'Z' is neither 'A', 'B' nor 'equal'"
+
+
+def test_judges_filter(bozka_csv, capsys):
+    path = bozka_csv([("1", "A", "B", "A", "v1"), ("1", "A", "B", "B", "v2"),
+                      ("2", "A", "B", "A", "v1")])
+    assert main([path, "--judges", "v1", "--bootstrap", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "2 judgments" in out and "1 other_judges" in out
+    assert main([path, "--judges", "nobody"]) == 2
+    assert "none of the judges" in capsys.readouterr().err
+    assert main([path, "--judges", "v1,nobody", "--bootstrap", "0", "--quiet"]) == 0
+    assert "judges not found: nobody" in capsys.readouterr().err
+
+
+def test_bad_arguments_exit_2(bozka_csv):
+    path = bozka_csv([("1", "A", "B", "A", "v1")])
+    for args in (["--alpha", "2"], ["--format", "xml"], ["--bootstrap", "-1"]):
+        with pytest.raises(SystemExit) as info:
+            main([path, *args])
+        assert info.value.code == 2
+
+
+def test_unwritable_output(bozka_csv, tmp_path, capsys):
+    path = bozka_csv([("1", "A", "B", "A", "v1")])
+    target = tmp_path / "missing-dir" / "out.json"
+    assert main([path, "--json", str(target), "--quiet", "--bootstrap", "0"]) == 1
+    assert capsys.readouterr().err.startswith(f"analyse: cannot write {target}")
+
+
+def test_package_is_flask_and_matplotlib_free():
+    code = ("import sys, app.stats, app.stats.cli, app.stats.report; "
+            "bad = [m for m in ('flask', 'matplotlib', 'sqlalchemy') if m in sys.modules]; "
+            "print(bad); sys.exit(1 if bad else 0)")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
