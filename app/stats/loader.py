@@ -317,25 +317,60 @@ def _load_bozka_csv(path, handle, include_controls, include_discarded):
     i_disc = index.get("discarded")
     b = _Builder(path, "bozka")
     bools = _BOOLEANS
-    row_fn = _bozka_row
+    systems, sentences, judges = b.systems, b.sentences, b.judges
+    add_first, add_second = b.first.append, b.second.append
+    add_outcome, add_sentence = b.outcome.append, b.sentence.append
+    add_judge = b.judge.append
+    rows = skipped_controls = skipped_discarded = 0
     for row in reader:
         line = reader.line_num
         if len(row) != ncols:
             if not row or (len(row) == 1 and not row[0].strip()):
                 continue
             raise InputError(path, line, f"expected {ncols} fields, found {len(row)}")
-        ctrl = False
+        ctrl = disc = False
         if i_ctrl is not None:
             ctrl = bools.get(row[i_ctrl].lower())
             if ctrl is None:
                 ctrl = _parse_bool(path, line, "is_control", row[i_ctrl])
-        disc = False
         if i_disc is not None:
             disc = bools.get(row[i_disc].lower())
             if disc is None:
                 disc = _parse_bool(path, line, "discarded", row[i_disc])
-        row_fn(b, line, row[i_sent], row[i_a], row[i_b], row[i_choice],
-               row[i_judge], ctrl, disc, include_controls, include_discarded)
+        if ctrl and not include_controls:
+            rows += 1
+            skipped_controls += 1
+            continue
+        if disc and not include_discarded:
+            rows += 1
+            skipped_discarded += 1
+            continue
+        sys_a, sys_b, choice, sentence = row[i_a], row[i_b], row[i_choice], row[i_sent]
+        if choice == sys_a:
+            outcome = 1
+        elif choice == sys_b:
+            outcome = -1
+        elif choice == EQUAL:
+            outcome = 0
+        else:
+            outcome = None
+        if outcome is None or not choice or not sys_a or not sys_b \
+                or sys_a == sys_b or not sentence:
+            # unusual row: the general routine skips it or raises the error
+            _bozka_row(b, line, sentence, sys_a, sys_b, choice, row[i_judge],
+                       ctrl, disc, include_controls, include_discarded)
+            continue
+        rows += 1
+        add_first(systems.setdefault(sys_a, len(systems)))
+        add_second(systems.setdefault(sys_b, len(systems)))
+        add_outcome(outcome)
+        add_sentence(sentences.setdefault(sentence, len(sentences)))
+        add_judge(judges.setdefault(row[i_judge], len(judges)))
+    b.counts["rows"] += rows
+    for key, value in (("skipped_controls", skipped_controls),
+                       ("skipped_discarded", skipped_discarded)):
+        if value:
+            b.counts[key] = b.counts.get(key, 0) + value
     return b.finish(1, canonical=True)
 
 
