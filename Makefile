@@ -21,9 +21,9 @@ db: install
 demo: db
 	$(FLASK) demo
 
-# One gevent worker: the worker class Flask-SocketIO's documentation prefers.
+# One gevent worker with WebSocket support, as Flask-SocketIO's documentation prefers.
 run: demo
-	$(BIN)/gunicorn --worker-class gevent --workers 1 --bind 127.0.0.1:5000 --access-logfile - wsgi:app
+	$(BIN)/gunicorn --worker-class geventwebsocket.gunicorn.workers.GeventWebSocketWorker --workers 1 --bind 127.0.0.1:5000 --access-logfile - wsgi:app
 
 chromium:
 	bash scripts/install-chromium.sh

@@ -1,6 +1,12 @@
 """Profile options of the registration form (paper, section 3)."""
 from flask_babel import lazy_gettext as _l
 
+
+def with_prompt(choices):
+    """Nothing chosen in advance: the volunteer must answer."""
+    return [("", _l("Choose…"))] + choices
+
+
 AGE_GROUPS = [
     ("under-18", _l("Under 18")),
     ("18-25", _l("18 to 25")),

@@ -20,3 +20,7 @@ migrate = Migrate(render_as_batch=True, compare_type=True)
 login_manager = LoginManager()
 csrf = CSRFProtect()
 babel = Babel()
+
+from flask_socketio import SocketIO  # noqa: E402
+
+socketio = SocketIO()

@@ -10,7 +10,7 @@ from sqlalchemy import event
 from sqlalchemy.engine import Engine
 
 from . import config as config_module
-from .extensions import babel, csrf, db, login_manager, migrate
+from .extensions import babel, csrf, db, login_manager, migrate, socketio
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -48,6 +48,18 @@ def _sqlite_pragmas(dbapi_connection, _record):
         cursor.close()
 
 
+def _async_mode():
+    """gevent under gunicorn's gevent workers (monkey-patched), else threads."""
+    try:
+        from gevent import monkey
+
+        if monkey.is_module_patched("socket"):
+            return "gevent"
+    except ImportError:
+        pass
+    return "threading"
+
+
 def create_app(overrides=None):
     app = Flask(
         __name__,
@@ -76,6 +88,15 @@ def create_app(overrides=None):
     login_manager.login_view = "auth.login"
     login_manager.login_message_category = "info"
 
+    # Handlers first: SocketIO keeps them for every server init_app creates.
+    from . import sockets  # noqa: F401
+
+    socketio.init_app(
+        app,
+        message_queue=app.config["SOCKETIO_MESSAGE_QUEUE"],
+        async_mode=app.config.get("SOCKETIO_ASYNC_MODE") or _async_mode(),
+        max_http_buffer_size=16 * 1024,
+    )
     from .models import User
 
     @login_manager.user_loader

@@ -9,13 +9,19 @@ from .extensions import db
 from .models import Campaign, Participation
 
 
-def campaign_or_404(slug):
+def find_campaign(slug):
+    """The campaign a visitor may see (drafts only to organisers), or None."""
     campaign = db.session.scalar(select(Campaign).where(Campaign.slug == slug))
-    if campaign is None:
-        abort(404)
-    if campaign.status == "draft" and not (
+    if campaign is not None and campaign.status == "draft" and not (
         current_user.is_authenticated and current_user.role == "organiser"
     ):
+        return None
+    return campaign
+
+
+def campaign_or_404(slug):
+    campaign = find_campaign(slug)
+    if campaign is None:
         abort(404)
     return campaign
 

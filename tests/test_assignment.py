@@ -12,7 +12,7 @@ from app.extensions import db
 from app.models import Campaign, Control, Item, Participation, Sentence, Slot, Ticket, utcnow
 from app.services import accounts, assignment, evaluation, quality
 from app.services.importer import create_campaign, read_campaign
-from conftest import write_campaign
+from helpers import write_campaign
 
 
 def _volunteer(campaign, n):

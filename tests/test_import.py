@@ -8,7 +8,7 @@ from app.cli import import_campaign
 from app.extensions import db
 from app.models import Campaign, Control, Output, Sentence, Slot
 from app.services.importer import CampaignFormatError, read_campaign
-from conftest import DEMO, write_campaign
+from helpers import DEMO, write_campaign
 
 
 def _append(path, data, mode="a"):

@@ -6,7 +6,7 @@ from sqlalchemy import func, select
 from app.extensions import db
 from app.models import Control, Item, Participation, Ticket, User
 from app.services import accounts
-from conftest import csrf_token, register
+from helpers import csrf_token, register
 
 
 def _page_item(html):
@@ -74,7 +74,7 @@ def test_controls_look_exactly_like_real_items(client, make_campaign):
 
 
 def test_mt_output_is_escaped(client, app, tmp_path):
-    from conftest import write_campaign
+    from helpers import write_campaign
     from app.services.importer import create_campaign, read_campaign
     import os
 

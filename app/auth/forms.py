@@ -3,7 +3,7 @@ from flask_wtf import FlaskForm
 from wtforms import BooleanField, EmailField, PasswordField, SelectField, StringField
 from wtforms.validators import DataRequired, Email, EqualTo, Length, Optional, Regexp
 
-from ..choices import AGE_GROUPS, LANGUAGE_LEVELS, STUDIES_FIELDS, STUDIES_LEVELS
+from ..choices import AGE_GROUPS, LANGUAGE_LEVELS, STUDIES_FIELDS, STUDIES_LEVELS, with_prompt
 
 USERNAME_RE = r"^[\w.\-]+$"
 
@@ -17,8 +17,8 @@ class LoginForm(FlaskForm):
 class JoinForm(FlaskForm):
     """What a campaign asks of a volunteer: language levels and consent."""
 
-    source_level = SelectField(_l("Your level of the source language"), choices=LANGUAGE_LEVELS)
-    target_level = SelectField(_l("Your level of the target language"), choices=LANGUAGE_LEVELS)
+    source_level = SelectField(_l("Your level of the source language"), choices=with_prompt(LANGUAGE_LEVELS), validators=[DataRequired()])
+    target_level = SelectField(_l("Your level of the target language"), choices=with_prompt(LANGUAGE_LEVELS), validators=[DataRequired()])
     consent = BooleanField(
         _l("I agree that my answers and my profile (without my name or email) are used for research."),
         validators=[DataRequired(_l("Please give your consent to take part."))],
@@ -46,9 +46,9 @@ class RegisterForm(JoinForm):
         _l("Repeat the password"),
         validators=[DataRequired(), EqualTo("password", message=_l("The passwords do not match."))],
     )
-    age_group = SelectField(_l("Age group"), choices=AGE_GROUPS)
-    studies_level = SelectField(_l("Level of studies"), choices=STUDIES_LEVELS)
-    studies_field = SelectField(_l("Field of studies or work"), choices=STUDIES_FIELDS)
+    age_group = SelectField(_l("Age group"), choices=with_prompt(AGE_GROUPS), validators=[DataRequired()])
+    studies_level = SelectField(_l("Level of studies"), choices=with_prompt(STUDIES_LEVELS), validators=[DataRequired()])
+    studies_field = SelectField(_l("Field of studies or work"), choices=with_prompt(STUDIES_FIELDS), validators=[DataRequired()])
     # Field order on the page: account, profile, then the campaign's questions.
     field_order = (
         "username", "real_name", "email", "password", "password2",

@@ -3,6 +3,7 @@ from flask_babel import get_locale, gettext as _
 from flask_login import current_user, login_required, login_user, logout_user
 from sqlalchemy import func, select
 
+from .. import realtime
 from ..extensions import db
 from ..models import User, utcnow
 from ..services import accounts
@@ -81,6 +82,7 @@ def register(slug):
             )
             accounts.join_campaign(user, campaign, form.source_level.data, form.target_level.data)
             db.session.commit()
+            realtime.touch(campaign.id)
             _send_confirmation(user)
             login_user(user)
             flash(_("Welcome! We sent you an email to confirm your address."), "info")

@@ -7,7 +7,8 @@ from ..auth.forms import JoinForm, PostForm, label_levels
 from ..factory import language_name
 from ..extensions import db
 from ..models import Campaign, utcnow
-from ..services import accounts, evaluation
+from .. import realtime
+from ..services import accounts, evaluation, leaderboard
 from ..services.assignment import CHOICES
 from ..services.summary import participation_summary
 from ..web import campaign_or_404, participation_of, rng
@@ -44,6 +45,7 @@ def join(slug):
     if form.validate_on_submit():
         accounts.join_campaign(current_user, campaign, form.source_level.data, form.target_level.data)
         db.session.commit()
+        realtime.touch(campaign.id)
         return redirect(url_for("volunteer.instructions", slug=slug))
     return render_template("volunteer/join.html", form=form, campaign=campaign)
 
@@ -89,9 +91,7 @@ def evaluate(slug):
         return redirect(url_for("volunteer.join", slug=slug))
     form = JudgmentForm()
     if request.method == "POST" and form.validate_on_submit():
-        step = evaluation.answer(
-            campaign, participation.id, form.token.data, form.choice.data, utcnow(), rng()
-        )
+        step = _answer(campaign, participation, form.token.data, form.choice.data)
         if step.status == "stale":
             flash(_("That answer was already recorded or is out of date; here is your current sentence."), "info")
     else:
@@ -104,13 +104,41 @@ def evaluate(slug):
         return render_template("volunteer/done.html", campaign=campaign, step=step)
     source, left, right = evaluation.item_texts(step.item)
     form = JudgmentForm(formdata=None, token=step.item.token)
+    ranking = leaderboard.get(campaign.id)
     return render_template(
         "volunteer/evaluate.html",
         campaign=campaign,
         step=step,
         form=form,
         texts={"source": source, "left": left, "right": right},
+        board=ranking.public_payload(),
+        me=ranking.personal_payload(participation.id, step.answered, step.tickets),
     )
+
+
+def _answer(campaign, participation, token, choice):
+    step = evaluation.answer(campaign, participation.id, token, choice, utcnow(), rng())
+    if step.status in ("accepted", "dismissed"):
+        realtime.touch(campaign.id)  # the broadcast happens later, coalesced
+    return step
+
+
+@bp.route("/c/<slug>/ranking-visibility", methods=["POST"])
+@login_required
+def ranking_visibility(slug):
+    campaign = campaign_or_404(slug)
+    form = PostForm()
+    if form.validate_on_submit():
+        current_user.hide_from_ranking = request.form.get("hide") == "1"
+        db.session.commit()
+        realtime.touch(campaign.id)
+        flash(
+            _("Your name is hidden from the public ranking.")
+            if current_user.hide_from_ranking
+            else _("Your name is shown in the public ranking."),
+            "info",
+        )
+    return redirect(url_for("volunteer.welcome", slug=slug))
 
 
 @bp.route("/c/<slug>/api/item")
@@ -119,7 +147,7 @@ def api_item(slug):
     campaign = campaign_or_404(slug)
     participation = _participation_or_abort(campaign)
     step = evaluation.show(campaign, participation.id, utcnow(), rng())
-    return jsonify(evaluation.step_payload(step))
+    return jsonify(_with_summary(campaign, step))
 
 
 @bp.route("/c/<slug>/api/judgment", methods=["POST"])
@@ -135,5 +163,14 @@ def api_judgment(slug):
         or len(data["token"]) > 32
     ):
         return jsonify({"status": "error", "message": _("Invalid answer.")}), 400
-    step = evaluation.answer(campaign, participation.id, data["token"], data["choice"], utcnow(), rng())
-    return jsonify(evaluation.step_payload(step))
+    step = _answer(campaign, participation, data["token"], data["choice"])
+    return jsonify(_with_summary(campaign, step))
+
+
+def _with_summary(campaign, step):
+    """The step as JSON, with the volunteer's count and tickets as rendered text."""
+    payload = evaluation.step_payload(step)
+    payload["mine"] = render_template(
+        "volunteer/_tickets.html", campaign=campaign, answered=step.answered, tickets=step.tickets
+    )
+    return payload

@@ -1,0 +1,144 @@
+"""Every Socket.IO emit lives here.
+
+Judgments only mark their campaign as changed (``touch``): a ticker sends
+at most one ranking broadcast per campaign per interval, with a compact
+payload to the campaign's room, and personal data (rank, neighbours,
+tickets) only to each volunteer's own room, and only when it changed. A
+judgment's request never waits for a broadcast.
+"""
+import logging
+import threading
+
+from flask import current_app
+
+from .extensions import db, socketio
+from .services import leaderboard
+from .services.rewards import ticket_numbers
+
+log = logging.getLogger("bozka.realtime")
+
+_dirty = set()  # campaign ids changed since the last tick
+_connected = {}  # campaign id -> {participation id: (user id, socket count)}
+_last_personal = {}  # (campaign id, participation id) -> last payload sent
+_state_lock = threading.Lock()
+_ticker = {"started": False, "generation": 0}
+stats = {"ranking_broadcasts": 0, "personal_emits": 0}
+
+
+def campaign_room(campaign_id):
+    return f"campaign:{campaign_id}"
+
+
+def user_room(user_id):
+    return f"user:{user_id}"
+
+
+def touch(campaign_id):
+    """Something in the campaign's ranking or progress changed."""
+    with _state_lock:
+        _dirty.add(campaign_id)
+    ensure_ticker(current_app._get_current_object())
+
+
+def ensure_ticker(app):
+    with _state_lock:
+        if _ticker["started"] or not app.config.get("BOZKA_REALTIME_TICKER", True):
+            return
+        _ticker["started"] = True
+        generation = _ticker["generation"]
+    socketio.start_background_task(_run_ticker, app, generation)
+
+
+def _run_ticker(app, generation):
+    interval = float(app.config.get("BOZKA_BROADCAST_INTERVAL", 1.0))
+    while _ticker["generation"] == generation:
+        socketio.sleep(interval)
+        try:
+            with app.app_context():  # its teardown removes the session
+                flush()
+        except Exception:  # never let the ticker die
+            log.exception("broadcast failed")
+
+
+def flush():
+    """Broadcast every campaign changed since the last call."""
+    with _state_lock:
+        campaigns = list(_dirty)
+        _dirty.clear()
+    for campaign_id in campaigns:
+        broadcast(campaign_id)
+    return len(campaigns)
+
+
+def broadcast(campaign_id):
+    leaderboard.invalidate(campaign_id)
+    ranking = leaderboard.get(campaign_id)
+    socketio.emit("ranking", ranking.public_payload(), to=campaign_room(campaign_id))
+    stats["ranking_broadcasts"] += 1
+    with _state_lock:
+        members = dict(_connected.get(campaign_id, {}))
+    for participation_id, (user_id, _sockets) in members.items():
+        _send_personal(ranking, campaign_id, participation_id, user_id)
+
+
+def _personal(ranking, participation_id):
+    from .models import Participation
+
+    participation = db.session.get(Participation, participation_id)
+    if participation is None or participation.is_dismissed:
+        return {"rank": None, "count": 0, "around": [], "tickets": [], "dismissed": True}
+    return ranking.personal_payload(
+        participation_id, participation.items_answered, ticket_numbers(participation_id)
+    )
+
+
+def _send_personal(ranking, campaign_id, participation_id, user_id, force=False, to=None):
+    key = (campaign_id, participation_id)
+    rank = ranking.rank_of(participation_id)
+    previous = _last_personal.get(key)
+    # Cheap test first: rank and neighbourhood unchanged means nothing to send,
+    # unless this volunteer judged (their count or tickets changed).
+    around = ranking.around(participation_id)
+    if not force and previous is not None and previous.get("rank") == rank and previous.get("around") == around:
+        return
+    payload = _personal(ranking, participation_id)
+    if not force and payload == previous:
+        return
+    _last_personal[key] = payload
+    socketio.emit("me", payload, to=to or user_room(user_id))
+    stats["personal_emits"] += 1
+
+
+def joined(campaign_id, participation_id, user_id, sid):
+    """A volunteer's socket joined: send them the current state at once."""
+    with _state_lock:
+        members = _connected.setdefault(campaign_id, {})
+        _uid, sockets = members.get(participation_id, (user_id, 0))
+        members[participation_id] = (user_id, sockets + 1)
+    ranking = leaderboard.get(campaign_id)
+    socketio.emit("ranking", ranking.public_payload(), to=sid)
+    _send_personal(ranking, campaign_id, participation_id, user_id, force=True, to=sid)
+
+
+def left(campaign_id, participation_id):
+    with _state_lock:
+        members = _connected.get(campaign_id, {})
+        if participation_id in members:
+            user_id, sockets = members[participation_id]
+            if sockets <= 1:
+                del members[participation_id]
+                _last_personal.pop((campaign_id, participation_id), None)
+            else:
+                members[participation_id] = (user_id, sockets - 1)
+
+
+def reset():
+    """Forget all state and stop the ticker (tests)."""
+    with _state_lock:
+        _ticker["generation"] += 1
+        _ticker["started"] = False
+        _dirty.clear()
+        _connected.clear()
+        _last_personal.clear()
+        stats.update(ranking_broadcasts=0, personal_emits=0)
+    leaderboard.invalidate()

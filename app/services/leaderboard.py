@@ -1,0 +1,140 @@
+"""The contributors' ranking, from one service with explicit invalidation.
+
+Order: more items answered first; on equal counts, whoever reached that
+count earlier ranks higher (then the earlier participant). Dismissed
+volunteers and volunteers with no answer yet are not ranked. A volunteer who
+hides their name appears as anonymous (``name`` None) to everybody else.
+"""
+import threading
+from dataclasses import dataclass
+
+from sqlalchemy import func, select
+
+from ..extensions import db
+from ..models import Campaign, Participation, User
+
+PRIZES = 5  # the top five win the organisers' prizes
+TOP = 20
+NEIGHBOURS = 2
+
+
+@dataclass(frozen=True)
+class Entry:
+    participation_id: int
+    user_id: int
+    name: str
+    hidden: bool
+    count: int
+
+    def public(self, rank, me=False):
+        row = {"r": rank, "n": None if self.hidden and not me else self.name, "c": self.count}
+        if me:
+            row["me"] = True
+        return row
+
+
+class Ranking:
+    def __init__(self, entries, volunteers, last_comer, collected, target):
+        self.entries = entries
+        self.volunteers = volunteers
+        self.last_comer = last_comer
+        self.collected = collected
+        self.target = target
+        self._rank = {entry.participation_id: i + 1 for i, entry in enumerate(entries)}
+
+    def rank_of(self, participation_id):
+        return self._rank.get(participation_id)
+
+    def top(self, n=TOP):
+        return [entry.public(i + 1) for i, entry in enumerate(self.entries[:n])]
+
+    def around(self, participation_id, k=NEIGHBOURS):
+        """The volunteer's row with the k contributors above and below."""
+        rank = self.rank_of(participation_id)
+        if rank is None:
+            return []
+        start, stop = max(0, rank - 1 - k), min(len(self.entries), rank + k)
+        return [
+            self.entries[i].public(i + 1, me=self.entries[i].participation_id == participation_id)
+            for i in range(start, stop)
+        ]
+
+    def public_payload(self):
+        """Compact, the same for everybody in the campaign."""
+        return {
+            "collected": self.collected,
+            "target": self.target,
+            "volunteers": self.volunteers,
+            "prizes": PRIZES,
+            "top": self.top(),
+            "last": self.last_comer,
+        }
+
+    def personal_payload(self, participation_id, count, tickets):
+        return {
+            "rank": self.rank_of(participation_id),
+            "count": count,
+            "around": self.around(participation_id),
+            "tickets": list(tickets),
+        }
+
+
+def build(campaign_id):
+    """One query for the ranking, one for the last comer and the counts."""
+    rows = db.session.execute(
+        select(Participation.id, User.id, User.username, User.hide_from_ranking, Participation.items_answered)
+        .join(User, User.id == Participation.user_id)
+        .where(
+            Participation.campaign_id == campaign_id,
+            Participation.dismissed_at.is_(None),
+            Participation.items_answered > 0,
+        )
+        .order_by(
+            Participation.items_answered.desc(),
+            Participation.reached_count_at.asc(),
+            Participation.id.asc(),
+        )
+    ).all()
+    entries = [Entry(*row) for row in rows]
+    volunteers = db.session.scalar(
+        select(func.count(Participation.id)).where(
+            Participation.campaign_id == campaign_id, Participation.dismissed_at.is_(None)
+        )
+    )
+    newest = db.session.execute(
+        select(User.username, User.hide_from_ranking)
+        .join(Participation, Participation.user_id == User.id)
+        .where(Participation.campaign_id == campaign_id, Participation.dismissed_at.is_(None))
+        .order_by(Participation.joined_at.desc(), Participation.id.desc())
+        .limit(1)
+    ).first()
+    last_comer = None
+    if newest is not None:
+        last_comer = {"n": None if newest.hide_from_ranking else newest.username}
+    collected, target = db.session.execute(
+        select(Campaign.collected_judgments, Campaign.target_judgments).where(Campaign.id == campaign_id)
+    ).one()
+    return Ranking(entries, volunteers, last_comer, collected, target)
+
+
+_cache = {}
+_lock = threading.Lock()
+
+
+def get(campaign_id):
+    """The cached ranking; rebuilt after ``invalidate``."""
+    ranking = _cache.get(campaign_id)
+    if ranking is None:
+        ranking = build(campaign_id)
+        with _lock:
+            _cache[campaign_id] = ranking
+    return ranking
+
+
+def invalidate(campaign_id=None):
+    with _lock:
+        if campaign_id is None:
+            _cache.clear()
+        else:
+            _cache.pop(campaign_id, None)
+

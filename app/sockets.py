@@ -1,0 +1,41 @@
+"""Socket.IO handlers: thin. Validation here, emits in app.realtime."""
+from flask import request
+from flask_login import current_user
+from flask_socketio import join_room
+
+from . import realtime
+from .extensions import socketio
+from .web import find_campaign, participation_of
+
+_memberships = {}  # sid -> (campaign id, participation id)
+
+
+@socketio.on("connect")
+def on_connect(auth=None):
+    # Only logged-in volunteers may connect.
+    return bool(current_user.is_authenticated)
+
+
+@socketio.on("join")
+def on_join(data):
+    slug = data.get("campaign") if isinstance(data, dict) else None
+    if not isinstance(slug, str) or not 0 < len(slug) <= 64:
+        return {"ok": False, "error": "invalid"}
+    campaign = find_campaign(slug)
+    participation = participation_of(current_user, campaign) if campaign else None
+    if participation is None or participation.is_dismissed:
+        return {"ok": False, "error": "not a participant"}
+    # The server chooses the rooms: the campaign's and the user's own.
+    join_room(realtime.campaign_room(campaign.id))
+    join_room(realtime.user_room(current_user.id))
+    if request.sid not in _memberships:
+        _memberships[request.sid] = (campaign.id, participation.id)
+        realtime.joined(campaign.id, participation.id, current_user.id, request.sid)
+    return {"ok": True}
+
+
+@socketio.on("disconnect")
+def on_disconnect(*_args):
+    membership = _memberships.pop(request.sid, None)
+    if membership:
+        realtime.left(*membership)

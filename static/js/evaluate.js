@@ -1,0 +1,169 @@
+/* Bozka evaluation page: judging without reloads, live ranking and progress.
+ * The page works without this file as a plain form. Untrusted text (MT
+ * output, usernames) is only ever set with textContent. */
+(function () {
+  "use strict";
+  var form = document.getElementById("task");
+  if (!form) return;
+  var i18n = JSON.parse(document.getElementById("i18n").textContent);
+  var known = new Set(i18n.known_tickets || []);
+  var api = form.getAttribute("data-api");
+  var slug = form.getAttribute("data-campaign");
+  var csrf = form.querySelector("input[name=csrf_token]").value;
+  var tokenInput = form.querySelector("input[name=token]");
+  var nextButton = document.getElementById("next");
+  var sending = document.getElementById("sending");
+  var notices = document.getElementById("notices");
+  var pending = null; // the answer being sent: {token, choice}
+  var numberFormat = new Intl.NumberFormat(i18n.locale);
+
+  function $(id) { return document.getElementById(id); }
+
+  function notice(text, kind) {
+    var p = document.createElement("p");
+    p.className = "flash flash-" + (kind || "info");
+    p.textContent = text;
+    notices.replaceChildren(p);
+  }
+
+  function showItem(item) {
+    $("text-source").textContent = item.source;
+    $("text-left").textContent = item.left;
+    $("text-right").textContent = item.right;
+    tokenInput.value = item.token;
+    form.querySelectorAll("input[name=choice]").forEach(function (r) { r.checked = false; });
+    $("question").focus({ preventScroll: false });
+    window.scrollTo(0, 0);
+  }
+
+  function apply(data) {
+    if (data.mine) $("mine").innerHTML = data.mine; // server-rendered and escaped
+    if (data.new_ticket) {
+      known.add(data.new_ticket);
+      notice(i18n.ticket.replace("%(number)s", data.new_ticket), "ticket");
+    } else if (data.status === "stale") {
+      notice(i18n.stale, "info");
+    } else {
+      notices.replaceChildren();
+    }
+    if (!data.item) {
+      // Dismissed, finished or closed: the server's page says it best.
+      window.location.assign(form.action);
+      return;
+    }
+    showItem(data.item);
+  }
+
+  function send(attempt) {
+    fetch(api, {
+      method: "POST",
+      credentials: "same-origin",
+      headers: { "Content-Type": "application/json", "X-CSRFToken": csrf },
+      body: JSON.stringify(pending),
+    }).then(function (response) {
+      if (response.status >= 500) throw new Error("server");
+      if (!response.ok) { window.location.assign(form.action); return null; }
+      return response.json();
+    }).then(function (data) {
+      if (!data) return;
+      pending = null;
+      sending.hidden = true;
+      nextButton.disabled = false;
+      apply(data);
+    }).catch(function () {
+      // Lost connection: keep the answer and send the same token again;
+      // the server counts it once whatever happens.
+      sending.hidden = false;
+      var delay = Math.min(10000, 500 * Math.pow(2, attempt));
+      setTimeout(function () { send(attempt + 1); }, delay);
+    });
+  }
+
+  form.addEventListener("submit", function (event) {
+    event.preventDefault();
+    if (pending) return; // a double click sends nothing more
+    var chosen = form.querySelector("input[name=choice]:checked");
+    if (!chosen) { notice(i18n.choose, "error"); return; }
+    pending = { token: tokenInput.value, choice: chosen.value };
+    nextButton.disabled = true;
+    send(0);
+  });
+
+  document.addEventListener("keydown", function (event) {
+    if (event.ctrlKey || event.metaKey || event.altKey) return;
+    var target = event.target;
+    if (target && (target.tagName === "INPUT" && target.type !== "radio" || target.tagName === "TEXTAREA" || target.tagName === "SELECT")) return;
+    var map = { "1": "left", "2": "right", "3": "equal", "=": "equal" };
+    var value = map[event.key];
+    if (value) {
+      var radio = form.querySelector("input[name=choice][value=" + value + "]");
+      radio.checked = true;
+      radio.focus();
+      event.preventDefault();
+    } else if (event.key === "Enter" && target && target.tagName !== "BUTTON" && target.tagName !== "A") {
+      event.preventDefault();
+      form.requestSubmit();
+    }
+  });
+
+  /* Live ranking and progress. */
+  function row(entry, prizes) {
+    var li = document.createElement("li");
+    if (entry.me) li.classList.add("me");
+    if (entry.r <= prizes) li.classList.add("prize");
+    var rank = document.createElement("span");
+    rank.className = "rank";
+    rank.textContent = entry.r;
+    var name = document.createElement("bdi");
+    name.className = "name";
+    name.textContent = entry.n === null ? i18n.anonymous : entry.n;
+    var count = document.createElement("span");
+    count.className = "count";
+    count.textContent = numberFormat.format(entry.c);
+    li.append(rank, " ", name, " ", count);
+    return li;
+  }
+
+  function list(id, rows, prizes, emptyText) {
+    var items = rows.map(function (entry) { return row(entry, prizes); });
+    if (!items.length) {
+      var li = document.createElement("li");
+      li.className = "empty";
+      li.textContent = emptyText;
+      items = [li];
+    }
+    $(id).replaceChildren.apply($(id), items);
+  }
+
+  var prizes = 5;
+  function onRanking(data) {
+    prizes = data.prizes;
+    var bar = $("progress-bar");
+    bar.max = data.target || 1;
+    bar.value = data.collected;
+    document.querySelector("[data-field=collected]").textContent = numberFormat.format(data.collected);
+    document.querySelector("[data-field=target]").textContent = numberFormat.format(data.target);
+    document.querySelector("[data-field=volunteers]").textContent = numberFormat.format(data.volunteers);
+    document.querySelector("[data-field=last]").textContent =
+      data.last ? (data.last.n === null ? i18n.anonymous : data.last.n) : "";
+    list("top", data.top, prizes, i18n.nobody);
+  }
+
+  function onMe(data) {
+    list("around", data.around, prizes, i18n.unranked);
+    (data.tickets || []).forEach(function (number) {
+      if (!known.has(number)) {
+        known.add(number);
+        notice(i18n.ticket.replace("%(number)s", number), "ticket");
+      }
+    });
+    if (data.dismissed) window.location.assign(form.action);
+  }
+
+  if (window.io) {
+    var socket = window.io({ transports: ["websocket", "polling"] });
+    socket.on("connect", function () { socket.emit("join", { campaign: slug }); });
+    socket.on("ranking", onRanking);
+    socket.on("me", onMe);
+  }
+})();

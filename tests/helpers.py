@@ -1,0 +1,60 @@
+"""Helpers shared by the tests (imported as ``helpers``)."""
+import os
+import re
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DEMO = os.path.join(os.path.dirname(HERE), "app", "demo", "en-eu")
+
+
+def write_campaign(folder, sentences=12, systems=("A", "B", "C"), controls=20, identical=(), **settings):
+    """Write a small valid campaign folder; returns its path."""
+    os.makedirs(os.path.join(folder, "systems"), exist_ok=True)
+    with open(os.path.join(folder, "source.txt"), "w") as f:
+        f.write("".join(f"Source sentence number {i}.\n" for i in range(1, sentences + 1)))
+    for name in systems:
+        with open(os.path.join(folder, "systems", f"{name}.txt"), "w") as f:
+            for i in range(1, sentences + 1):
+                same = i in identical
+                f.write(f"Output {i}{'' if same else ' of ' + name}.\n")
+    with open(os.path.join(folder, "controls.tsv"), "w") as f:
+        f.write("source\tbetter\tworse\n")
+        for i in range(1, controls + 1):
+            f.write(f"Control {i}.\tGood {i}.\tBad {i}.\n")
+    settings_toml = "".join(f"{k} = {v!r}\n".replace("'", '"') for k, v in settings.items())
+    with open(os.path.join(folder, "campaign.toml"), "w") as f:
+        f.write(
+            'slug = "test"\nname = "Test campaign"\nsource_language = "en"\ntarget_language = "eu"\n'
+            'source = "source.txt"\ncontrols = "controls.tsv"\n[systems]\n'
+            + "".join(f'{n} = "systems/{n}.txt"\n' for n in systems)
+            + ("[settings]\n" + settings_toml if settings else "")
+        )
+    return folder
+
+
+def csrf_token(client, url):
+    page = client.get(url)
+    match = re.search(r'name="csrf_token" type="hidden" value="([^"]+)"', page.get_data(as_text=True))
+    if match is None:
+        match = re.search(r'name="csrf_token" value="([^"]+)"', page.get_data(as_text=True))
+    assert match, f"no CSRF token on {url}"
+    return match.group(1)
+
+
+def register(client, slug="test", username="ane", email="ane@example.org", password="correct horse 1"):
+    token = csrf_token(client, f"/c/{slug}/register")
+    return client.post(
+        f"/c/{slug}/register",
+        data={
+            "csrf_token": token,
+            "username": username,
+            "email": email,
+            "password": password,
+            "password2": password,
+            "age_group": "26-35",
+            "studies_level": "university",
+            "studies_field": "humanities",
+            "source_level": "B1-B2",
+            "target_level": "C1-C2",
+            "consent": "y",
+        },
+    )

@@ -1,0 +1,180 @@
+"""The live game over Socket.IO: ranking, progress, personal data."""
+import time
+from datetime import datetime, timedelta
+
+import pytest
+from sqlalchemy import select
+
+from app import realtime
+from app.extensions import db, socketio
+from app.models import Control, Participation, User
+from app.services import leaderboard
+from helpers import csrf_token, register
+
+
+def _login_client(app, make=True, n=1):
+    client = app.test_client()
+    register(client, username=f"vol{n}", email=f"vol{n}@example.org")
+    return client
+
+
+def _socket(app, client, slug="test"):
+    sio = socketio.test_client(app, flask_test_client=client)
+    assert sio.is_connected()
+    assert sio.emit("join", {"campaign": slug}, callback=True) == {"ok": True}
+    return sio
+
+
+def _events(sio, name):
+    """The payloads of one event among everything received so far (kept)."""
+    sio.log = getattr(sio, "log", []) + sio.get_received()
+    return [e["args"][0] for e in sio.log if e["name"] == name]
+
+
+def _judge(client, n=1, slug="test"):
+    """Judge n items through the JSON endpoint, passing every control."""
+    csrf = csrf_token(client, f"/c/{slug}/welcome")
+    item = client.get(f"/c/{slug}/api/item").get_json()["item"]
+    better = set(db.session.scalars(select(Control.better)))
+    data = None
+    for _ in range(n):
+        choice = "right" if item["right"] in better else "left"
+        data = client.post(f"/c/{slug}/api/judgment", json={"token": item["token"], "choice": choice},
+                           headers={"X-CSRFToken": csrf}).get_json()
+        item = data["item"]
+    return data
+
+
+def test_unauthenticated_connections_are_refused(app, make_campaign):
+    make_campaign()
+    sio = socketio.test_client(app, flask_test_client=app.test_client())
+    assert not sio.is_connected()
+
+
+def test_join_only_own_campaign_and_valid_payloads(app, make_campaign):
+    make_campaign()
+    client = _login_client(app)
+    sio = socketio.test_client(app, flask_test_client=client)
+    assert sio.emit("join", {"campaign": "other"}, callback=True)["ok"] is False
+    assert sio.emit("join", "test", callback=True)["ok"] is False
+    assert sio.emit("join", {"campaign": "x" * 500}, callback=True)["ok"] is False
+    assert sio.emit("join", {"campaign": "test"}, callback=True)["ok"] is True
+    # Joining sends the current state at once (catch-up after a reconnect).
+    assert _events(sio, "ranking") and _events(sio, "me")
+
+
+def test_update_arrives_after_another_volunteers_judgment(app, make_campaign):
+    make_campaign(sentences=20)
+    alice, bob = _login_client(app, n=1), _login_client(app, n=2)
+    bob_socket = _socket(app, bob)
+    bob_socket.log = []
+    bob_socket.get_received()
+    _judge(alice, 3)
+    assert realtime.flush() == 1
+    ranking = _events(bob_socket, "ranking")[-1]
+    assert ranking["top"][0] == {"r": 1, "n": "vol1", "c": 3}
+    assert ranking["collected"] == 1  # items 1 and 2 were controls
+    assert ranking["volunteers"] == 2 and ranking["last"] == {"n": "vol2"}
+    # Bob has not judged: no personal update for him (nothing changed for him).
+    assert _events(bob_socket, "me") == []
+
+
+def test_personal_data_goes_only_to_the_volunteers_own_room(app, make_campaign):
+    make_campaign(sentences=30)
+    alice, bob = _login_client(app, n=1), _login_client(app, n=2)
+    alice_socket, bob_socket = _socket(app, alice), _socket(app, bob)
+    alice_socket.get_received(), bob_socket.get_received()
+    _judge(alice, 10)
+    realtime.flush()
+    mine = _events(alice_socket, "me")[-1]
+    assert mine["rank"] == 1 and mine["count"] == 10 and mine["tickets"] == [1]
+    assert all(me.get("count") != 10 for me in _events(bob_socket, "me"))
+
+
+def _ranked(app, counts, hidden=()):
+    """Participants with the given counts; earlier index reached its count earlier."""
+    from app.services import accounts
+    from app.models import Campaign
+
+    campaign = db.session.scalar(select(Campaign))
+    start = datetime(2026, 1, 1)
+    people = []
+    for n, count in enumerate(counts):
+        user = accounts.create_user(f"p{n}@example.org", f"p{n}", "password-123", hide_from_ranking=n in hidden)
+        p = accounts.join_campaign(user, campaign, "B1-B2", "C1-C2")
+        p.items_answered = count
+        p.reached_count_at = start + timedelta(minutes=n)
+        people.append(p)
+    db.session.commit()
+    return campaign, people
+
+
+def test_ordering_and_tie_break_earlier_ranks_higher(app, make_campaign):
+    make_campaign()
+    campaign, people = _ranked(app, [5, 9, 5, 0, 12, 9])
+    people[5].reached_count_at = datetime(2025, 12, 31)  # reached 9 before p1
+    db.session.commit()
+    ranking = leaderboard.build(campaign.id)
+    assert [(row["n"], row["c"]) for row in ranking.top()] == [
+        ("p4", 12), ("p5", 9), ("p1", 9), ("p0", 5), ("p2", 5)
+    ]
+    assert ranking.rank_of(people[3].id) is None  # no judgment yet: not ranked
+
+
+def test_own_position_with_two_above_and_two_below(app, make_campaign):
+    make_campaign()
+    campaign, people = _ranked(app, [30 - n for n in range(25)], hidden=(6,))
+    ranking = leaderboard.build(campaign.id)
+    me = people[7]
+    around = ranking.around(me.id)
+    assert [row["r"] for row in around] == [6, 7, 8, 9, 10]
+    assert [row.get("me", False) for row in around] == [False, False, True, False, False]
+    assert around[1]["n"] is None  # p6 hides their name
+    assert len(ranking.top()) == 20
+    # The hidden volunteer sees their own name in their own row.
+    assert [r for r in ranking.around(people[6].id) if r.get("me")][0]["n"] == "p6"
+    assert ranking.around(people[0].id)[0]["r"] == 1 and len(ranking.around(people[0].id)) == 3
+
+
+def test_dismissal_removes_a_volunteer_at_once(app, make_campaign):
+    make_campaign(sentences=20)
+    alice, bob = _login_client(app, n=1), _login_client(app, n=2)
+    bob_socket = _socket(app, bob)
+    _judge(alice, 3)
+    realtime.flush()
+    assert _events(bob_socket, "ranking")[-1]["top"][0]["n"] == "vol1"
+    # Alice fails every control from now on: dismissed at item 10.
+    csrf = csrf_token(alice, "/c/test/welcome")
+    item = alice.get("/c/test/api/item").get_json()["item"]
+    better = set(db.session.scalars(select(Control.better)))
+    status = None
+    while item:
+        wrong = "left" if item["right"] in better else ("right" if item["left"] in better else "left")
+        data = alice.post("/c/test/api/judgment", json={"token": item["token"], "choice": wrong},
+                          headers={"X-CSRFToken": csrf}).get_json()
+        item, status = data["item"], data["status"]
+    assert status == "dismissed"
+    realtime.flush()
+    ranking = _events(bob_socket, "ranking")[-1]
+    assert ranking["top"] == [] and ranking["volunteers"] == 1 and ranking["collected"] == 0
+
+
+def test_burst_of_100_judgments_yields_a_bounded_number_of_broadcasts(app, make_campaign):
+    make_campaign(sentences=150, systems=("A", "B"), controls=40)
+    app.config.update(BOZKA_REALTIME_TICKER=True, BOZKA_BROADCAST_INTERVAL=0.25)
+    judges = [_login_client(app, n=n) for n in range(1, 5)]
+    watcher = _login_client(app, n=9)
+    watcher_socket = _socket(app, watcher)
+    watcher_socket.get_received()
+    realtime.stats.update(ranking_broadcasts=0)
+    started = time.monotonic()
+    for client in judges:
+        _judge(client, 25)
+    elapsed = time.monotonic() - started
+    time.sleep(0.6)  # let the last tick go out
+    broadcasts = realtime.stats["ranking_broadcasts"]
+    received = _events(watcher_socket, "ranking")
+    assert 1 <= broadcasts <= elapsed / 0.25 + 3, (broadcasts, elapsed)
+    assert len(received) == broadcasts < 100
+    assert received[-1]["collected"] == sum(1 for _ in range(100)) - 4 * 7  # controls at 1,2,5,...,25
+    realtime.reset()
