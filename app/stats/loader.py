@@ -70,11 +70,12 @@ _BOOLEANS = {"true": True, "false": False, "1": True, "0": False,
 class InputError(Exception):
     """Bad input; ``str(error)`` is the one-line message ``FILE:LINE: text``."""
 
-    def __init__(self, path: str, line: int, message: str):
+    def __init__(self, path: str, line: int | None, message: str):
         self.path = path
         self.line = line
         self.message = message
-        super().__init__(f"{path}:{line}: {message}")
+        where = path if line is None else f"{path}:{line}"
+        super().__init__(f"{where}: {message}")
 
 
 @dataclass
@@ -123,6 +124,17 @@ def detect_format(path: str, first_line: str) -> str:
                      "WMT/Appraise CSV (system1rank,system2rank,judgeID)")
 
 
+def _bad_utf8_line(path: str) -> int | None:
+    """Number of the first line that is not valid UTF-8 (None if none)."""
+    with open(path, "rb") as fh:
+        for number, raw in enumerate(fh, start=1):
+            try:
+                raw.decode("utf-8")
+            except UnicodeDecodeError:
+                return number
+    return None
+
+
 def _first_nonblank_line(text: io.TextIOBase) -> tuple[str, int]:
     lineno = 0
     for line in text:
@@ -138,12 +150,12 @@ def load(path: str, fmt: str | None = None, *, include_controls: bool = False,
     try:
         handle = open(path, encoding="utf-8-sig", newline="")
     except OSError as exc:
-        raise InputError(path, 0, f"cannot open: {exc.strerror}") from None
+        raise InputError(path, None, f"cannot open: {exc.strerror}") from None
     with handle:
         try:
             line, lineno = _first_nonblank_line(handle)
         except UnicodeDecodeError:
-            raise InputError(path, 1, "not UTF-8 text") from None
+            raise InputError(path, _bad_utf8_line(path), "not UTF-8 text") from None
         if not line.strip():
             raise InputError(path, 1, "empty file")
         detected = detect_format(path, line) if fmt is None else None
@@ -163,9 +175,9 @@ def load(path: str, fmt: str | None = None, *, include_controls: bool = False,
             return _load_bozka_csv(path, handle, include_controls,
                                    include_discarded)
         except UnicodeDecodeError:
-            raise InputError(path, 0, "not UTF-8 text") from None
+            raise InputError(path, _bad_utf8_line(path), "not UTF-8 text") from None
         except csv.Error as exc:
-            raise InputError(path, 0, f"malformed CSV: {exc}") from None
+            raise InputError(path, None, f"malformed CSV: {exc}") from None
 
 
 # --------------------------------------------------------------------------
@@ -237,10 +249,12 @@ def _skipped_note(counts: dict) -> str:
 
 
 def _header(path: str, reader, known, required) -> tuple[list[str], dict]:
-    try:
-        header = next(reader)
-    except StopIteration:
-        raise InputError(path, 1, "empty file") from None
+    header = []
+    while not any(h.strip() for h in header):     # skip leading blank lines
+        try:
+            header = next(reader)
+        except StopIteration:
+            raise InputError(path, 1, "empty file") from None
     header = [h.strip() for h in header]
     missing = [c for c in required if c not in header]
     if missing:
@@ -430,9 +444,9 @@ def _load_wmt(path, handle):
     for n in numbers:
         for suffix in ("rank", "Id"):
             if f"system{n}{suffix}" not in index:
-                raise InputError(path, 1, f"missing column system{n}{suffix}")
+                raise InputError(path, reader.line_num, f"missing column system{n}{suffix}")
     if len(numbers) < 2:
-        raise InputError(path, 1, "need at least system1 and system2 columns")
+        raise InputError(path, reader.line_num, "need at least system1 and system2 columns")
     ncols = len(header)
     rank_cols = [index[f"system{n}rank"] for n in numbers]
     id_cols = [index[f"system{n}Id"] for n in numbers]

@@ -187,3 +187,17 @@ def test_filter_judges_compacts_codes(bozka_csv):
     assert data.systems == ["A", "B"] and data.judges == ["v1"]
     assert data.sentences == ["1"]
     assert np.array_equal(data.judge, [0])
+
+
+def test_leading_blank_lines_and_bom(tmp_path):
+    text = "\ufeff\n\n" + "\n".join([WMT_HEADER, wmt_line(1, 2, "1", "t1")]) + "\n"
+    data = load(write(tmp_path, text))
+    assert data.source_format == "wmt" and len(data) == 1
+
+
+def test_not_utf8_line_and_missing_file(tmp_path):
+    path = tmp_path / "latin1.csv"
+    path.write_bytes(b"choice,system_a,system_b\n\xe9\xe9\n")
+    assert str(error_of(str(path))) == f"{path}:2: not UTF-8 text"
+    missing = str(tmp_path / "nope.csv")
+    assert str(error_of(missing)).startswith(f"{missing}: cannot open")
