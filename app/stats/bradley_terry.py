@@ -24,7 +24,8 @@ Bootstrap
     generator is ``numpy.random.default_rng(seed)``, so a seed gives the same
     intervals every time.  Score intervals are the 2.5 and 97.5 percentiles
     of the bootstrap scores; rank ranges drop the lowest and highest 2.5 %
-    of each system's bootstrap ranks (rank 1 = best).
+    of each system's bootstrap ranks (rank 1 = best; systems with equal
+    scores share the whole range of ranks they cover).
 """
 
 from __future__ import annotations
@@ -176,17 +177,27 @@ def bootstrap_scores(contributions: sparse.csr_matrix, n_systems: int,
     return out
 
 
-def rank_ranges(samples: np.ndarray, trim: float = 0.025) -> tuple[np.ndarray, np.ndarray]:
+def rank_ranges(samples: np.ndarray, trim: float = 0.025,
+                tolerance: float = 1e-9) -> tuple[np.ndarray, np.ndarray]:
     """Central ``1 - 2*trim`` range of each system's rank over the samples
-    (rank 1 = highest score)."""
+    (rank 1 = highest score).
+
+    Scores within ``tolerance`` of each other are tied: in a round, a system's
+    best possible rank is 1 + the number of systems strictly above it, its
+    worst the number of systems not below it.  The range runs from the
+    ``trim`` quantile of the best ranks to the ``1 - trim`` quantile of the
+    worst ranks.
+    """
     rounds, k = samples.shape
-    order = np.argsort(-samples, axis=1, kind="stable")
-    ranks = np.empty_like(order)
-    ranks[np.arange(rounds)[:, None], order] = np.arange(1, k + 1)
-    ranks.sort(axis=0)
+    above = samples[:, None, :] > samples[:, :, None] + tolerance   # [r, i, j]: j above i
+    below = samples[:, None, :] < samples[:, :, None] - tolerance
+    best = 1 + above.sum(axis=2)
+    worst = k - below.sum(axis=2)
+    best.sort(axis=0)
+    worst.sort(axis=0)
     low_index = int(np.floor(trim * rounds))
     high_index = max(low_index, int(np.ceil((1 - trim) * rounds)) - 1)
-    return ranks[low_index], ranks[high_index]
+    return best[low_index], worst[high_index]
 
 
 def bradley_terry(data, *, rounds: int = 1000, seed: int = 1,

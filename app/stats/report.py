@@ -168,7 +168,8 @@ def text_report(result) -> str:
     skipped = {k: v for k, v in inp["counts"].items() if k.startswith("skipped")}
     line = (f"{os.path.basename(inp['path'])} ({inp['format']} format): "
             f"{inp['judgments']} judgments of {len(result['systems'])} systems "
-            f"on {inp['sentences']} sentences by {inp['judges']} judges")
+            f"on {inp['sentences']} sentences by {inp['judges']} "
+            f"judge{'' if inp['judges'] == 1 else 's'}")
     if skipped:
         line += "; left out: " + ", ".join(
             f"{v} {k.replace('skipped_', '')}" for k, v in sorted(skipped.items()))

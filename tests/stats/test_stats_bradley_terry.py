@@ -120,3 +120,9 @@ def test_analysis_bt_fields():
     assert again["bradley_terry"] == result["bradley_terry"]
     none = analyse(from_records(records), rounds=0)["bradley_terry"][0]
     assert none["ci_low"] is None and none["rank_low"] is None
+
+
+def test_rank_ranges_with_ties():
+    samples = np.array([[0.0, 0.0, -1.0]] * 10)
+    low, high = rank_ranges(samples)
+    assert low.tolist() == [1, 1, 3] and high.tolist() == [2, 2, 3]

@@ -134,3 +134,21 @@ def test_package_is_flask_and_matplotlib_free():
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT,
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_one_judge_all_ties_reports_not_available(bozka_csv, tmp_path, capsys):
+    path = bozka_csv([("1", "A", "B", "equal", "v1"), ("2", "A", "B", "equal", "v1"),
+                      ("3", "B", "C", "equal", "v1")])
+    out = tmp_path / "r.json"
+    assert main([path, "--json", str(out), "--csv", str(tmp_path / "t"),
+                 "--plots", str(tmp_path / "p"), "--bootstrap", "10"]) == 0
+    text = capsys.readouterr().out
+    assert "inter, WMT/Appraise (default)    n/a" in text
+    assert "Ordering: " in text
+    result = json.loads(out.read_text(encoding="utf-8"))
+    assert result["agreement"]["inter"]["kappa"] is None
+    assert result["agreement"]["intra"] is None
+    assert result["agreement"]["alpha"] is None
+    assert result["unseen_pairs"] == [["A", "C"]]
+    assert all(not p["significant"] for p in result["pairs"])
+    assert all(p["sentences"]["equal"] == p["sentence_count"] for p in result["pairs"])
