@@ -104,6 +104,8 @@ def load_demo():
 def register(app):
     app.cli.add_command(campaign_cli)
     app.cli.add_command(user_cli)
+    app.cli.add_command(export_command)
+    app.cli.add_command(raffle_cli)
 
     @app.cli.command("demo")
     def demo_command():
@@ -122,3 +124,82 @@ def register(app):
             hint = f"password in {saved}" if os.path.exists(saved) else "password set earlier"
             click.echo(f"  Demo organiser: {email} ({hint})")
         click.echo("")
+
+
+export_cli = AppGroup("export", help="Research exports.")
+raffle_cli = AppGroup("raffle", help="The auditable raffle.")
+
+
+def _campaign(slug):
+    campaign = db.session.scalar(select(Campaign).where(Campaign.slug == slug))
+    if campaign is None:
+        raise click.ClickException(f"no campaign {slug!r}")
+    return campaign
+
+
+@click.command("export")
+@click.argument("kind", type=click.Choice(["judgments", "controls", "discarded", "volunteers", "wmt"]))
+@click.argument("slug")
+@click.option("--format", "fmt", type=click.Choice(["csv", "jsonl"]), default="csv")
+@click.option("--output", "-o", type=click.Path(dir_okay=False), help="A file (default: standard output).")
+def export_command(kind, slug, fmt, output):
+    """Stream an export of a campaign (see docs/export-format.md)."""
+    from .services import export
+
+    campaign = _campaign(slug)
+    handle = open(output, "w", encoding="utf-8", newline="") if output else click.get_text_stream("stdout")
+    try:
+        for chunk in export.stream(campaign, kind, fmt):
+            handle.write(chunk)
+    finally:
+        if output:
+            handle.close()
+
+
+@raffle_cli.command("commit")
+@click.argument("slug")
+@click.option("--sha256", help="SHA-256 of your own secret seed; without it a seed is made and shown once.")
+def raffle_commit_command(slug, sha256):
+    """Publish the SHA-256 of the secret seed (before the campaign closes)."""
+    from .services import raffle
+
+    campaign = _campaign(slug)
+    seed = None if sha256 else raffle.new_seed()
+    try:
+        raffle.commit(campaign, sha256 or raffle.sha256_hex(seed))
+        db.session.commit()
+    except raffle.RaffleError as exc:
+        raise click.ClickException(str(exc)) from None
+    if seed:
+        click.echo(f"Secret seed (keep it safe, it is not stored): {seed}")
+    click.echo(f"Published SHA-256: {sha256 or raffle.sha256_hex(seed)}")
+
+
+@raffle_cli.command("draw")
+@click.argument("slug")
+@click.option("--seed", required=True)
+@click.option("--prizes", type=int, default=1, show_default=True)
+def raffle_draw_command(slug, seed, prizes):
+    """Reveal the seed and draw the winners."""
+    from .services import raffle
+
+    campaign = _campaign(slug)
+    try:
+        record = raffle.draw(campaign, seed, prizes)
+        db.session.commit()
+    except raffle.RaffleError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(f"{len(record.tickets)} eligible tickets, list SHA-256 {record.tickets_sha256}")
+    for winner in record.winners:
+        click.echo(f"prize {winner['prize']}: ticket {winner['ticket']} ({winner['volunteer']})")
+
+
+@raffle_cli.command("tickets")
+@click.argument("slug")
+def raffle_tickets_command(slug):
+    """Print the published ticket list (CSV)."""
+    from .services import raffle
+
+    click.echo("ticket,volunteer")
+    for number, holder in raffle.published_tickets(_campaign(slug)):
+        click.echo(f"{number},{holder}")

@@ -4,7 +4,7 @@ import os
 import random
 
 from babel import Locale, UnknownLocaleError
-from flask import Flask, request
+from flask import Flask, has_request_context, request
 from flask_login import current_user
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
@@ -32,6 +32,8 @@ def language_name(code, in_locale="en"):
 
 
 def select_locale():
+    if not has_request_context():
+        return None  # the default locale
     if current_user.is_authenticated and current_user.locale:
         return current_user.locale
     return request.accept_languages.best_match(["en"]) or "en"

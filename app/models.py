@@ -4,6 +4,7 @@ Counters that the hot path needs (judgments per slot and per sentence,
 items answered per volunteer) are maintained in place, so choosing the next
 item is a handful of indexed look-ups and never a scan of all judgments.
 """
+import secrets
 from datetime import datetime, timezone
 from fractions import Fraction
 
@@ -75,6 +76,8 @@ class Campaign(db.Model):
     collected_judgments = db.Column(db.Integer, nullable=False, default=0)
     over_collected = db.Column(db.Integer, nullable=False, default=0)
     next_ticket = db.Column(db.Integer, nullable=False, default=1)
+    # Salt of the pseudonymous volunteer ids in exports (stable per campaign).
+    pseudonym_salt = db.Column(db.String(32), nullable=False, default=lambda: secrets.token_hex(16))
     created_at = db.Column(db.DateTime, nullable=False, default=utcnow)
 
     systems = db.relationship("System", order_by="System.position", lazy="selectin")
@@ -83,9 +86,17 @@ class Campaign(db.Model):
     def cutoff(self):
         return Fraction(self.failure_cutoff)
 
+    def is_serving_at(self, now):
+        """Open, and within the optional start and end times."""
+        if self.status != "open":
+            return False
+        if self.starts_at is not None and now < self.starts_at:
+            return False
+        return self.ends_at is None or now < self.ends_at
+
     @property
     def is_serving(self):
-        return self.status == "open"
+        return self.is_serving_at(utcnow())
 
 
 class System(db.Model):
@@ -170,6 +181,8 @@ class Participation(db.Model):
     # When items_answered last changed: the leaderboard tie-break.
     reached_count_at = db.Column(db.DateTime)
     controls_seen_all = db.Column(db.Boolean, nullable=False, default=False)
+    controls_answered = db.Column(db.Integer, nullable=False, default=0)
+    controls_failed = db.Column(db.Integer, nullable=False, default=0)
     dismissed_at = db.Column(db.DateTime)
     dismissed_reason = db.Column(db.String(200))
     finished_at = db.Column(db.DateTime)  # nothing left to judge
@@ -204,6 +217,7 @@ class Item(db.Model):
         ),
         Index("ix_items_participation_control", "participation_id", "control_id"),
         Index("ix_items_hold", "campaign_id", "holding", "expires_at"),
+        Index("ix_items_answered", "campaign_id", "answered_at"),
         CheckConstraint("choice IN ('left', 'right', 'equal')", name="valid_choice"),
     )
     id = db.Column(db.Integer, primary_key=True)
@@ -255,3 +269,21 @@ class Ticket(db.Model):
     item_position = db.Column(db.Integer, nullable=False)
     created_at = db.Column(db.DateTime, nullable=False, default=utcnow)
     voided_at = db.Column(db.DateTime)
+
+
+class RaffleCommitment(db.Model):
+    """The SHA-256 of a secret seed, published before the campaign closes."""
+
+    __tablename__ = "raffle_commitments"
+    id = db.Column(db.Integer, primary_key=True)
+    campaign_id = db.Column(db.Integer, db.ForeignKey("campaigns.id"), nullable=False, unique=True)
+    seed_sha256 = db.Column(db.String(64), nullable=False)
+    committed_at = db.Column(db.DateTime, nullable=False, default=utcnow)
+    committed_by = db.Column(db.Integer, db.ForeignKey("users.id"))
+    # Filled by the draw.
+    seed = db.Column(db.String(200))
+    drawn_at = db.Column(db.DateTime)
+    prizes = db.Column(db.Integer)
+    tickets = db.Column(db.JSON)  # [[number, volunteer pseudonym]] used by the draw
+    tickets_sha256 = db.Column(db.String(64))
+    winners = db.Column(db.JSON)

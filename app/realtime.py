@@ -29,6 +29,10 @@ def campaign_room(campaign_id):
     return f"campaign:{campaign_id}"
 
 
+def organiser_room(campaign_id):
+    return f"organisers:{campaign_id}"
+
+
 def user_room(user_id):
     return f"user:{user_id}"
 
@@ -75,6 +79,8 @@ def broadcast(campaign_id):
     ranking = leaderboard.get(campaign_id)
     socketio.emit("ranking", ranking.public_payload(), to=campaign_room(campaign_id))
     stats["ranking_broadcasts"] += 1
+    # Organisers' dashboards fetch their panel again on this signal.
+    socketio.emit("dashboard", {"changed": True}, to=organiser_room(campaign_id))
     with _state_lock:
         members = dict(_connected.get(campaign_id, {}))
     for participation_id, (user_id, _sockets) in members.items():
@@ -107,6 +113,11 @@ def _send_personal(ranking, campaign_id, participation_id, user_id, force=False,
     _last_personal[key] = payload
     socketio.emit("me", payload, to=to or user_room(user_id))
     stats["personal_emits"] += 1
+
+
+def announce(campaign_id, text):
+    """An organiser's announcement, to every connected volunteer at once."""
+    socketio.emit("announcement", {"text": text}, to=campaign_room(campaign_id))
 
 
 def joined(campaign_id, participation_id, user_id, sid):

@@ -34,6 +34,21 @@ def on_join(data):
     return {"ok": True}
 
 
+@socketio.on("watch")
+def on_watch(data):
+    """An organiser's or researcher's dashboard: the organiser room only."""
+    slug = data.get("campaign") if isinstance(data, dict) else None
+    if current_user.role not in ("organiser", "researcher"):
+        return {"ok": False, "error": "forbidden"}
+    if not isinstance(slug, str) or not 0 < len(slug) <= 64:
+        return {"ok": False, "error": "invalid"}
+    campaign = find_campaign(slug)
+    if campaign is None:
+        return {"ok": False, "error": "not found"}
+    join_room(realtime.organiser_room(campaign.id))
+    return {"ok": True}
+
+
 @socketio.on("disconnect")
 def on_disconnect(*_args):
     membership = _memberships.pop(request.sid, None)

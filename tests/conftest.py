@@ -57,8 +57,10 @@ def app(tmp_path):
             delattr(g, name)
 
     from app import realtime
+    from app.services import dashboard
 
-    realtime.reset()
+    realtime.reset()  # module-level caches are keyed by campaign id
+    dashboard.forget()
     with app.app_context():
         db.drop_all()
         db.create_all()

@@ -1,14 +1,21 @@
-from flask import render_template
+from flask import Response, abort, flash, redirect, render_template, stream_with_context, url_for
+from flask_babel import gettext as _
+from flask_login import current_user
 from sqlalchemy import func, select
 
+from .. import realtime
 from ..extensions import db
-from ..models import Campaign, Participation
-from ..web import role_required
+from ..models import Campaign, Participation, User, utcnow
+from ..services import accounts, dashboard, export, raffle
+from ..web import campaign_or_404, role_required
 from . import bp
+from .forms import AccountForm, AnnouncementForm, CommitForm, DrawForm, StatusForm
+
+STAFF = ("organiser", "researcher")
 
 
 @bp.route("/")
-@role_required("organiser", "researcher")
+@role_required(*STAFF)
 def index():
     volunteers = dict(
         db.session.execute(
@@ -17,3 +24,122 @@ def index():
     )
     campaigns = db.session.scalars(select(Campaign).order_by(Campaign.created_at)).all()
     return render_template("organiser/index.html", campaigns=campaigns, volunteers=volunteers)
+
+
+@bp.route("/c/<slug>/")
+@role_required(*STAFF)
+def campaign(slug):
+    campaign = campaign_or_404(slug)
+    forms = {}
+    if current_user.role == "organiser":
+        forms = {
+            "status": StatusForm(obj=campaign),
+            "announce": AnnouncementForm(),
+            "commit": CommitForm(),
+            "draw": DrawForm(),
+        }
+    return render_template(
+        "organiser/dashboard.html", campaign=campaign, data=dashboard.summary(campaign, utcnow()),
+        forms=forms, kinds=export.KINDS,
+    )
+
+
+@bp.route("/c/<slug>/panel")
+@role_required(*STAFF)
+def panel(slug):
+    """The dashboard's figures alone: fetched again on every live update."""
+    campaign = campaign_or_404(slug)
+    return render_template("organiser/_panel.html", campaign=campaign, data=dashboard.summary(campaign, utcnow()))
+
+
+@bp.route("/c/<slug>/status", methods=["POST"])
+@role_required("organiser")
+def set_status(slug):
+    campaign = campaign_or_404(slug)
+    form = StatusForm()
+    if form.validate_on_submit():
+        if form.starts_at.data and form.ends_at.data and form.ends_at.data <= form.starts_at.data:
+            flash(_("The end must come after the start."), "error")
+        else:
+            form.populate_obj(campaign)
+            db.session.commit()
+            realtime.touch(campaign.id)
+            flash(_("Campaign saved: %(status)s.", status=campaign.status), "info")
+    return redirect(url_for("organiser.campaign", slug=slug))
+
+
+@bp.route("/c/<slug>/announce", methods=["POST"])
+@role_required("organiser")
+def announce(slug):
+    campaign = campaign_or_404(slug)
+    form = AnnouncementForm()
+    if form.validate_on_submit():
+        realtime.announce(campaign.id, form.text.data.strip())
+        flash(_("Announcement sent."), "info")
+    return redirect(url_for("organiser.campaign", slug=slug))
+
+
+@bp.route("/c/<slug>/raffle/commit", methods=["POST"])
+@role_required("organiser")
+def raffle_commit(slug):
+    campaign = campaign_or_404(slug)
+    form = CommitForm()
+    if not form.validate_on_submit():
+        flash(_("64 hexadecimal characters."), "error")
+        return redirect(url_for("organiser.campaign", slug=slug))
+    seed = None if form.seed_sha256.data else raffle.new_seed()
+    try:
+        raffle.commit(campaign, form.seed_sha256.data or raffle.sha256_hex(seed), current_user.id)
+        db.session.commit()
+    except raffle.RaffleError as exc:
+        db.session.rollback()
+        flash(str(exc), "error")
+        return redirect(url_for("organiser.campaign", slug=slug))
+    return render_template("organiser/seed.html", campaign=campaign, seed=seed)
+
+
+@bp.route("/c/<slug>/raffle/draw", methods=["POST"])
+@role_required("organiser")
+def raffle_draw(slug):
+    campaign = campaign_or_404(slug)
+    form = DrawForm()
+    if form.validate_on_submit():
+        try:
+            raffle.draw(campaign, form.seed.data.strip(), form.prizes.data)
+            db.session.commit()
+            flash(_("The raffle was drawn."), "info")
+        except raffle.RaffleError as exc:
+            db.session.rollback()
+            flash(str(exc), "error")
+    return redirect(url_for("organiser.campaign", slug=slug))
+
+
+@bp.route("/c/<slug>/export/<kind>.<fmt>")
+@role_required(*STAFF)
+def export_file(slug, kind, fmt):
+    campaign = campaign_or_404(slug)
+    if kind not in export.KINDS or fmt not in ("csv", "jsonl"):
+        abort(404)
+    mimetype = "text/csv" if fmt == "csv" else "application/x-ndjson"
+    body = stream_with_context(export.stream(campaign, kind, fmt))
+    return Response(body, mimetype=mimetype, headers={
+        "Content-Disposition": f'attachment; filename="{campaign.slug}-{kind}.{fmt}"',
+    })
+
+
+@bp.route("/accounts", methods=["GET", "POST"])
+@role_required("organiser")
+def accounts_page():
+    form = AccountForm()
+    if form.validate_on_submit():
+        email = form.email.data.strip().lower()
+        if db.session.scalar(select(User.id).where((User.email == email) | (User.username == form.username.data))):
+            flash(_("An account with this email or username exists."), "error")
+        else:
+            user = accounts.create_user(email, form.username.data, form.password.data, role=form.role.data)
+            user.email_confirmed_at = utcnow()
+            db.session.commit()
+            flash(_("Account created: %(name)s (%(role)s).", name=user.username, role=user.role), "info")
+            return redirect(url_for("organiser.accounts_page"))
+    staff = db.session.scalars(select(User).where(User.role.in_(STAFF)).order_by(User.username)).all()
+    return render_template("organiser/accounts.html", form=form, staff=staff)

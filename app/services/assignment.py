@@ -210,7 +210,7 @@ def serve_next(campaign, participation, now, rng):
 def current_or_next(campaign, participation, now, rng):
     """What the volunteer should see now (serving a new item if needed)."""
     item = current_item(participation.id)
-    if item is None and campaign.is_serving and not participation.is_dismissed:
+    if item is None and campaign.is_serving_at(now) and not participation.is_dismissed:
         item = serve_next(campaign, participation, now, rng)
     return item
 
@@ -256,6 +256,9 @@ def submit(campaign, participation, token, choice, now):
     db.session.refresh(item)
     participation.items_answered = item.position
     participation.reached_count_at = now
+    if item.is_control:
+        participation.controls_answered += 1
+        participation.controls_failed += 0 if passed else 1
     reason = _check_controls(campaign, participation, item)
     if reason:
         dismiss(campaign, participation, reason, now)

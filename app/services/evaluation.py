@@ -25,7 +25,7 @@ def _finish(campaign, participation, status, now, rng, new_ticket=None, reason=N
     else:
         item = assignment.current_or_next(campaign, participation, now, rng)
         if item is None:
-            status = "finished" if campaign.is_serving else "closed"
+            status = "finished" if campaign.is_serving_at(now) else "closed"
     step = Step(
         status=status,
         item=item,

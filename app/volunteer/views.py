@@ -1,4 +1,4 @@
-from flask import abort, flash, jsonify, redirect, render_template, request, url_for
+from flask import Response, abort, flash, jsonify, redirect, render_template, request, url_for
 from flask_babel import get_locale, gettext as _
 from flask_login import current_user, login_required
 from sqlalchemy import select
@@ -8,7 +8,7 @@ from ..factory import language_name
 from ..extensions import db
 from ..models import Campaign, utcnow
 from .. import realtime
-from ..services import accounts, evaluation, leaderboard
+from ..services import accounts, evaluation, leaderboard, raffle
 from ..services.assignment import CHOICES
 from ..services.summary import participation_summary
 from ..web import campaign_or_404, participation_of, rng
@@ -174,3 +174,18 @@ def _with_summary(campaign, step):
         "volunteer/_tickets.html", campaign=campaign, answered=step.answered, tickets=step.tickets
     )
     return payload
+
+
+@bp.route("/c/<slug>/raffle")
+def raffle_page(slug):
+    campaign = campaign_or_404(slug)
+    return render_template("volunteer/raffle.html", campaign=campaign, record=raffle.commitment(campaign))
+
+
+@bp.route("/c/<slug>/raffle/tickets.csv")
+def raffle_tickets(slug):
+    """The published ticket list; after the draw, the list the draw used."""
+    campaign = campaign_or_404(slug)
+    tickets = raffle.published_tickets(campaign)
+    body = "ticket,volunteer\n" + "".join(f"{number},{holder}\n" for number, holder in tickets)
+    return Response(body, mimetype="text/csv")

@@ -165,5 +165,8 @@
     socket.on("connect", function () { socket.emit("join", { campaign: slug }); });
     socket.on("ranking", onRanking);
     socket.on("me", onMe);
+    socket.on("announcement", function (data) {
+      if (data && typeof data.text === "string") notice(data.text, "announcement");
+    });
   }
 })();

@@ -1,0 +1,38 @@
+from flask_babel import lazy_gettext as _l
+from flask_wtf import FlaskForm
+from wtforms import DateTimeLocalField, EmailField, IntegerField, PasswordField, SelectField, StringField, TextAreaField
+from wtforms.validators import DataRequired, Email, Length, NumberRange, Optional, Regexp
+
+from ..auth.forms import USERNAME_RE
+
+
+class StatusForm(FlaskForm):
+    status = SelectField(
+        _l("Status"),
+        choices=[("draft", _l("Draft")), ("open", _l("Open")), ("closed", _l("Closed"))],
+    )
+    starts_at = DateTimeLocalField(_l("Starts at (UTC, optional)"), format="%Y-%m-%dT%H:%M", validators=[Optional()])
+    ends_at = DateTimeLocalField(_l("Ends at (UTC, optional)"), format="%Y-%m-%dT%H:%M", validators=[Optional()])
+
+
+class AnnouncementForm(FlaskForm):
+    text = TextAreaField(_l("Announcement to every connected volunteer"), validators=[DataRequired(), Length(max=500)])
+
+
+class CommitForm(FlaskForm):
+    seed_sha256 = StringField(
+        _l("SHA-256 of your secret seed (leave empty to let Bozka make a seed)"),
+        validators=[Optional(), Regexp(r"^[0-9a-fA-F]{64}$", message=_l("64 hexadecimal characters."))],
+    )
+
+
+class DrawForm(FlaskForm):
+    seed = StringField(_l("The secret seed"), validators=[DataRequired(), Length(max=200)])
+    prizes = IntegerField(_l("Number of prizes"), default=1, validators=[DataRequired(), NumberRange(min=1, max=1000)])
+
+
+class AccountForm(FlaskForm):
+    role = SelectField(_l("Role"), choices=[("organiser", _l("Organiser")), ("researcher", _l("Researcher"))])
+    username = StringField(_l("Username"), validators=[DataRequired(), Length(min=3, max=40), Regexp(USERNAME_RE)])
+    email = EmailField(_l("Email"), validators=[DataRequired(), Email(check_deliverability=False), Length(max=254)])
+    password = PasswordField(_l("Password"), validators=[DataRequired(), Length(min=8, max=200)])

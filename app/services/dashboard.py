@@ -1,0 +1,172 @@
+"""The organisers' live dashboard: aggregates from maintained counters.
+
+Nothing here scans every judgment: volunteer figures come from the
+participations' counters, completion from the slots' and sentences'
+counters, and answers per minute from an incremental count of the answers
+that arrived since the last refresh (cached per campaign).
+"""
+import statistics
+import threading
+from collections import Counter
+from datetime import timedelta
+
+from sqlalchemy import case, func, select
+
+from ..choices import AGE_GROUPS, LANGUAGE_LEVELS, STUDIES_FIELDS, STUDIES_LEVELS
+from ..extensions import db
+from ..models import Item, Participation, RaffleCommitment, Sentence, Slot, Ticket, User
+from . import leaderboard
+
+CONTRIBUTION_BANDS = [(1, 25), (26, 100), (101, 250), (251, 600), (601, None)]
+ACTIVE_MINUTES = 5
+_minutes = {}  # campaign id -> {"since": datetime, "counts": Counter}
+_lock = threading.Lock()
+
+
+def _profile(counter, options, total):
+    rows = []
+    for key, label in options:
+        count = counter.get(key, 0)
+        rows.append({"key": key, "label": str(label), "count": count,
+                     "percent": round(100 * count / total, 2) if total else 0.0})
+    return rows
+
+
+def answers_per_minute(campaign_id, now):
+    """Answers per minute since the campaign began, counted incrementally."""
+    with _lock:
+        state = _minutes.setdefault(campaign_id, {"since": None, "counts": Counter()})
+        since = state["since"]
+    query = select(Item.answered_at).where(Item.campaign_id == campaign_id, Item.answered_at.is_not(None))
+    if since is not None:
+        query = query.where(Item.answered_at > since)
+    new = Counter()
+    latest = since
+    for (answered_at,) in db.session.execute(query.where(Item.answered_at <= now)):
+        new[answered_at.replace(second=0, microsecond=0).isoformat(timespec="minutes")] += 1
+        latest = answered_at if latest is None or answered_at > latest else latest
+    with _lock:
+        state["counts"].update(new)
+        state["since"] = latest
+        return sorted(state["counts"].items())
+
+
+def summary(campaign, now):
+    participations = db.session.execute(
+        select(
+            Participation.items_answered, Participation.dismissed_reason, Participation.controls_answered,
+            Participation.controls_failed, Participation.controls_seen_all, Participation.source_level,
+            Participation.target_level, User.age_group, User.studies_level, User.studies_field,
+        )
+        .join(User, User.id == Participation.user_id)
+        .where(Participation.campaign_id == campaign.id)
+    ).all()
+    registered = len(participations)
+    dismissed = Counter(p.dismissed_reason for p in participations if p.dismissed_reason)
+    valid = [p for p in participations if not p.dismissed_reason]
+    active_counts = [p.items_answered for p in valid if p.items_answered > 0]
+    controls = sum(p.controls_answered for p in participations)
+    failed = sum(p.controls_failed for p in participations)
+    active_now = db.session.scalar(
+        select(func.count(func.distinct(Item.participation_id))).where(
+            Item.campaign_id == campaign.id,
+            Item.answered_at > now - timedelta(minutes=ACTIVE_MINUTES),
+        )
+    )
+    bands = []
+    for low, high in CONTRIBUTION_BANDS:
+        n = sum(1 for c in active_counts if c >= low and (high is None or c <= high))
+        bands.append({"band": f"{low}-{high}" if high else f">{low - 1}", "count": n})
+    return {
+        "campaign": {"slug": campaign.slug, "name": campaign.name, "status": campaign.status},
+        "totals": {
+            "judgments": campaign.collected_judgments,
+            "target": campaign.target_judgments,
+            "completion": round(100 * campaign.collected_judgments / campaign.target_judgments, 2)
+            if campaign.target_judgments else 0.0,
+            "over_collected": campaign.over_collected,
+            "registered": registered,
+            "active_now": active_now,
+            "with_no_judgment": sum(1 for p in participations if p.items_answered == 0),
+            "dismissed": sum(dismissed.values()),
+            "dismissed_reasons": [{"reason": r, "count": n} for r, n in dismissed.most_common()],
+            "controls_answered": controls,
+            "control_pass_rate": round(100 * (controls - failed) / controls, 2) if controls else None,
+            "median_per_active": statistics.median(active_counts) if active_counts else 0,
+            "mean_per_active": round(statistics.fmean(active_counts), 2) if active_counts else 0,
+            "control_pool_exhausted": sum(1 for p in participations if p.controls_seen_all),
+        },
+        "profile": {
+            "age_group": _profile(Counter(p.age_group for p in participations), AGE_GROUPS, registered),
+            "studies_level": _profile(Counter(p.studies_level for p in participations), STUDIES_LEVELS, registered),
+            "studies_field": _profile(Counter(p.studies_field for p in participations), STUDIES_FIELDS, registered),
+            "source_level": _profile(Counter(p.source_level for p in participations), LANGUAGE_LEVELS, registered),
+            "target_level": _profile(Counter(p.target_level for p in participations), LANGUAGE_LEVELS, registered),
+        },
+        "contributions": bands,
+        "pairs": pair_completion(campaign),
+        "sentences": sentence_histogram(campaign),
+        "per_minute": answers_per_minute(campaign.id, now),
+        "top": leaderboard.get(campaign.id).top(leaderboard.PRIZES),
+        "raffle": raffle_state(campaign),
+    }
+
+
+def pair_completion(campaign):
+    names = {s.id: s.name for s in campaign.systems}
+    rows = db.session.execute(
+        select(
+            Slot.system_a_id, Slot.system_b_id, func.sum(Slot.collected), func.sum(Slot.target),
+            func.sum(case((Slot.collected > Slot.target, Slot.collected - Slot.target), else_=0)),
+            func.sum(case((Slot.identical.is_(True), 1), else_=0)),
+        )
+        .join(Sentence, Sentence.id == Slot.sentence_id)
+        .where(Sentence.campaign_id == campaign.id)
+        .group_by(Slot.system_a_id, Slot.system_b_id)
+    ).all()
+    order = {s.id: s.position for s in campaign.systems}
+    rows = sorted(rows, key=lambda r: (order[r[0]], order[r[1]]))
+    return [
+        {"systems": [names[a], names[b]], "collected": int(c or 0), "target": int(t or 0),
+         "over": int(o or 0), "identical": int(i or 0)}
+        for a, b, c, t, o, i in rows
+    ]
+
+
+def sentence_histogram(campaign):
+    """Sentences by completeness, in 10% bins (100% = complete)."""
+    bucket = case(
+        (Sentence.capacity == 0, -1),
+        (Sentence.collected >= Sentence.capacity, 10),
+        else_=(Sentence.collected * 10) // Sentence.capacity,
+    )
+    counts = dict(
+        db.session.execute(
+            select(bucket, func.count()).where(Sentence.campaign_id == campaign.id).group_by(bucket)
+        ).all()
+    )
+    bins = [{"bin": f"{10 * k}-{10 * k + 9}%", "count": counts.get(k, 0)} for k in range(10)]
+    bins.append({"bin": "100%", "count": counts.get(10, 0)})
+    return {"bins": bins, "nothing_to_judge": counts.get(-1, 0)}
+
+
+def raffle_state(campaign):
+    record = db.session.scalar(select(RaffleCommitment).where(RaffleCommitment.campaign_id == campaign.id))
+    tickets = db.session.scalar(
+        select(func.count(Ticket.id)).where(Ticket.campaign_id == campaign.id, Ticket.voided_at.is_(None))
+    )
+    return {
+        "tickets": tickets,
+        "commitment": record.seed_sha256 if record else None,
+        "drawn_at": record.drawn_at.isoformat(timespec="seconds") + "Z" if record and record.drawn_at else None,
+        "seed": record.seed if record and record.drawn_at else None,
+        "winners": record.winners if record and record.drawn_at else [],
+    }
+
+
+def forget(campaign_id=None):
+    with _lock:
+        if campaign_id is None:
+            _minutes.clear()
+        else:
+            _minutes.pop(campaign_id, None)

@@ -1,0 +1,208 @@
+"""Research exports, streamed row by row (docs/export-format.md).
+
+No export contains emails, real names, IP addresses or password hashes:
+volunteers appear under a pseudonym stable within the campaign.
+"""
+import csv
+import io
+import json
+
+from sqlalchemy import select
+from sqlalchemy.orm import aliased
+
+from ..extensions import db
+from ..models import Control, Item, Participation, Sentence, Slot, Ticket, User
+from .pseudonyms import pseudonym
+
+JUDGMENT_COLUMNS = [
+    "campaign", "judgment_id", "sentence_id", "system_a", "system_b", "shown_first", "choice",
+    "volunteer", "age_group", "studies_level", "studies_field", "source_level", "target_level",
+    "served_at", "answered_at", "seconds", "is_control", "control_passed", "discarded", "discard_reason",
+]
+VOLUNTEER_COLUMNS = [
+    "campaign", "volunteer", "age_group", "studies_level", "studies_field", "source_level",
+    "target_level", "joined_at", "email_confirmed", "items_answered", "controls_answered",
+    "controls_failed", "controls_seen_all", "tickets", "dismissed", "dismissed_at", "dismissed_reason",
+]
+WMT_COLUMNS = [
+    "system2rank", "segmentId", "system1Id", "system2Number", "system1Number", "trglang",
+    "system1rank", "srcIndex", "judgeID", "srclang", "system2Id", "documentId",
+]
+KINDS = ("judgments", "controls", "discarded", "volunteers", "wmt")
+BETTER, WORSE = "<better>", "<worse>"
+BATCH = 2000
+
+
+def _iso(value):
+    return value.isoformat(timespec="seconds") + "Z" if value is not None else None
+
+
+def judgment_rows(campaign, kind="judgments"):
+    """Dicts in JUDGMENT_COLUMNS order, one per answered item."""
+    names = {system.id: system.name for system in campaign.systems}
+    query = (
+        select(
+            Item.id, Item.left_system_id, Item.right_system_id, Item.better_left, Item.choice,
+            Item.passed, Item.control_id, Item.served_at, Item.answered_at, Item.seconds,
+            Item.discarded_at, Item.discarded_reason, Sentence.number, Control.number,
+            Slot.system_a_id, Slot.system_b_id, Participation.user_id, Participation.source_level,
+            Participation.target_level, User.age_group, User.studies_level, User.studies_field,
+        )
+        .join(Participation, Participation.id == Item.participation_id)
+        .join(User, User.id == Participation.user_id)
+        .outerjoin(Sentence, Sentence.id == Item.sentence_id)
+        .outerjoin(Control, Control.id == Item.control_id)
+        .outerjoin(Slot, Slot.id == Item.slot_id)
+        .where(Item.campaign_id == campaign.id, Item.answered_at.is_not(None))
+        .order_by(Item.answered_at, Item.id)
+    )
+    if kind == "controls":
+        query = query.where(Item.control_id.is_not(None))
+    elif kind == "discarded":
+        query = query.where(Item.discarded_at.is_not(None))
+    elif kind == "valid":
+        query = query.where(Item.control_id.is_(None), Item.discarded_at.is_(None))
+    pseudonyms = {}
+    for row in db.session.execute(query.execution_options(yield_per=BATCH)):
+        (item_id, left_id, right_id, better_left, choice, passed, control_id, served_at, answered_at,
+         seconds, discarded_at, discarded_reason, sentence_number, control_number, a_id, b_id,
+         user_id, source_level, target_level, age_group, studies_level, studies_field) = row
+        if control_id is not None:
+            system_a, system_b = BETTER, WORSE
+            left, right = (BETTER, WORSE) if better_left else (WORSE, BETTER)
+            sentence_id = f"control-{control_number}"
+        else:
+            system_a, system_b = names[a_id], names[b_id]
+            left, right = names[left_id], names[right_id]
+            sentence_id = sentence_number
+        if user_id not in pseudonyms:
+            pseudonyms[user_id] = pseudonym(campaign, user_id)
+        yield {
+            "campaign": campaign.slug,
+            "judgment_id": item_id,
+            "sentence_id": sentence_id,
+            "system_a": system_a,
+            "system_b": system_b,
+            "shown_first": left,
+            "choice": {"left": left, "right": right}.get(choice, "equal"),
+            "volunteer": pseudonyms[user_id],
+            "age_group": age_group,
+            "studies_level": studies_level,
+            "studies_field": studies_field,
+            "source_level": source_level,
+            "target_level": target_level,
+            "served_at": _iso(served_at),
+            "answered_at": _iso(answered_at),
+            "seconds": round(seconds, 3) if seconds is not None else None,
+            "is_control": control_id is not None,
+            "control_passed": passed if control_id is not None else None,
+            "discarded": discarded_at is not None,
+            "discard_reason": discarded_reason,
+        }
+
+
+def volunteer_rows(campaign):
+    tickets = aliased(Ticket)
+    ticket_count = (
+        select(db.func.count(tickets.id))
+        .where(tickets.participation_id == Participation.id, tickets.voided_at.is_(None))
+        .scalar_subquery()
+    )
+    query = (
+        select(Participation, User.id, User.age_group, User.studies_level, User.studies_field,
+               User.email_confirmed_at, ticket_count)
+        .join(User, User.id == Participation.user_id)
+        .where(Participation.campaign_id == campaign.id)
+        .order_by(Participation.joined_at, Participation.id)
+    )
+    for p, user_id, age, level, field, confirmed, count in db.session.execute(query.execution_options(yield_per=BATCH)):
+        yield {
+            "campaign": campaign.slug,
+            "volunteer": pseudonym(campaign, user_id),
+            "age_group": age,
+            "studies_level": level,
+            "studies_field": field,
+            "source_level": p.source_level,
+            "target_level": p.target_level,
+            "joined_at": _iso(p.joined_at),
+            "email_confirmed": confirmed is not None,
+            "items_answered": p.items_answered,
+            "controls_answered": p.controls_answered,
+            "controls_failed": p.controls_failed,
+            "controls_seen_all": p.controls_seen_all,
+            "tickets": count,
+            "dismissed": p.dismissed_at is not None,
+            "dismissed_at": _iso(p.dismissed_at),
+            "dismissed_reason": p.dismissed_reason,
+        }
+
+
+def wmt_rows(campaign):
+    """The WMT/Appraise relative-ranking CSV: valid test judgments only.
+
+    system1 is the translation shown first; a lower rank is better and a
+    tie gives both rank 1.
+    """
+    for row in judgment_rows(campaign, "valid"):
+        first = row["shown_first"]
+        second = row["system_b"] if first == row["system_a"] else row["system_a"]
+        rank1, rank2 = {first: (1, 2), second: (2, 1)}.get(row["choice"], (1, 1))
+        yield {
+            "system2rank": rank2, "segmentId": row["sentence_id"], "system1Id": first,
+            "system2Number": -1, "system1Number": -1, "trglang": campaign.target_language,
+            "system1rank": rank1, "srcIndex": row["sentence_id"], "judgeID": row["volunteer"],
+            "srclang": campaign.source_language, "system2Id": second, "documentId": -1,
+        }
+
+
+def rows(campaign, kind):
+    if kind == "volunteers":
+        return VOLUNTEER_COLUMNS, volunteer_rows(campaign)
+    if kind == "wmt":
+        return WMT_COLUMNS, wmt_rows(campaign)
+    if kind in ("judgments", "controls", "discarded"):
+        return JUDGMENT_COLUMNS, judgment_rows(campaign, kind)
+    raise ValueError(f"unknown export {kind!r}")
+
+
+def neutralise(value):
+    """Keep spreadsheets from running a cell as a formula."""
+    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        return "'" + value
+    return value
+
+
+def _csv_value(value):
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return neutralise(value)
+
+
+def as_csv(columns, records):
+    """Yield CSV text chunks: the header, then batches of rows."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(columns)
+    for n, record in enumerate(records, start=1):
+        writer.writerow([_csv_value(record[column]) for column in columns])
+        if n % 500 == 0:
+            yield buffer.getvalue()
+            buffer.seek(0)
+            buffer.truncate()
+    yield buffer.getvalue()
+
+
+def as_jsonl(columns, records):
+    for record in records:
+        yield json.dumps({column: record[column] for column in columns}, ensure_ascii=False) + "\n"
+
+
+def stream(campaign, kind, fmt):
+    columns, records = rows(campaign, kind)
+    if fmt == "csv":
+        return as_csv(columns, records)
+    if fmt == "jsonl":
+        return as_jsonl(columns, records)
+    raise ValueError(f"unknown format {fmt!r}")

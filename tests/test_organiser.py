@@ -1,0 +1,324 @@
+"""Organisers and researchers: access, dashboard, lifecycle, raffle, exports."""
+import csv
+import io
+import json
+import random
+import subprocess
+import sys
+from datetime import timedelta
+
+import pytest
+from sqlalchemy import func, select
+
+from app import realtime
+from app.extensions import db, socketio
+from app.models import Campaign, Control, Item, Participation, Ticket, User, utcnow
+from app.services import accounts, dashboard, evaluation, export, raffle
+from app.services.raffle_rules import draw_winners, sha256_hex
+from helpers import csrf_token, register
+
+ROOT = __import__("os").path.dirname(__import__("os").path.dirname(__import__("os").path.abspath(__file__)))
+
+
+def _staff(app, role, n=1):
+    user = accounts.create_user(f"{role}{n}@example.org", f"{role}{n}", "staff-password", role=role)
+    user.email_confirmed_at = utcnow()
+    db.session.commit()
+    client = app.test_client()
+    token = csrf_token(client, "/login")
+    client.post("/login", data={"csrf_token": token, "email": user.email, "password": "staff-password"})
+    return client
+
+
+def _simulate(campaign, volunteers=4, items=12, seed=3, liar=None, confirm=True):
+    """Volunteers judging through the services (controls answered right)."""
+    rng = random.Random(seed)
+    people = []
+    for n in range(volunteers):
+        user = accounts.create_user(f"sim{n}@example.org", f"sim{n}", "password-123",
+                                    age_group="26-35", studies_level="university", studies_field="humanities",
+                                    real_name=f"Real Name {n}")
+        if confirm:
+            user.email_confirmed_at = utcnow()
+        people.append(accounts.join_campaign(user, campaign, "B1-B2", "C1-C2"))
+    db.session.commit()
+    for p in people:
+        for _ in range(items):
+            item = evaluation.show(campaign, p.id, utcnow(), rng).item
+            if item is None:
+                break
+            if item.is_control:
+                good = "left" if item.better_left else "right"
+                choice = good if p is not liar else ("right" if good == "left" else "left")
+            else:
+                choice = rng.choice(["left", "right", "equal"])
+            evaluation.answer(campaign, p.id, item.token, choice, utcnow(), rng)
+    return people
+
+
+ORGANISER_GETS = ["/organiser/", "/organiser/c/test/", "/organiser/c/test/panel", "/organiser/accounts",
+                  "/organiser/c/test/export/judgments.csv"]
+ORGANISER_POSTS = ["/organiser/c/test/status", "/organiser/c/test/announce", "/organiser/c/test/raffle/commit",
+                   "/organiser/c/test/raffle/draw", "/organiser/accounts"]
+
+
+def test_access_control_on_every_organiser_route(app, client, make_campaign):
+    make_campaign()
+    for url in ORGANISER_GETS + ORGANISER_POSTS:
+        method = client.post if url in ORGANISER_POSTS else client.get
+        response = method(url)
+        assert response.status_code in (302, 400), url  # to login (or CSRF refusal)
+    register(client)
+    for url in ORGANISER_GETS:
+        assert client.get(url).status_code == 403, url
+    researcher = _staff(app, "researcher")
+    for url in ["/organiser/", "/organiser/c/test/", "/organiser/c/test/panel", "/organiser/c/test/export/judgments.csv"]:
+        assert researcher.get(url).status_code == 200, url
+    assert researcher.get("/organiser/accounts").status_code == 403
+    token = csrf_token(researcher, "/organiser/c/test/")
+    for url in ORGANISER_POSTS:
+        assert researcher.post(url, data={"csrf_token": token}).status_code == 403, url
+    organiser = _staff(app, "organiser")
+    for url in ORGANISER_GETS:
+        assert organiser.get(url).status_code == 200, url
+
+
+def test_researchers_see_no_personal_data(app, make_campaign):
+    campaign = make_campaign(sentences=20)
+    _simulate(campaign, volunteers=2)
+    researcher = _staff(app, "researcher")
+    for kind in export.KINDS:
+        body = researcher.get(f"/organiser/c/test/export/{kind}.csv").get_data(as_text=True)
+        assert "@example.org" not in body and "Real Name" not in body and "scrypt" not in body
+    page = researcher.get("/organiser/c/test/").get_data(as_text=True)
+    assert "@example.org" not in page and "Real Name" not in page
+
+
+def test_organiser_room_is_for_staff_only(app, make_campaign):
+    campaign = make_campaign(sentences=20)
+    volunteer = app.test_client()
+    register(volunteer)
+    sio = socketio.test_client(app, flask_test_client=volunteer)
+    assert sio.emit("watch", {"campaign": "test"}, callback=True)["ok"] is False
+    organiser = _staff(app, "organiser")
+    watcher = socketio.test_client(app, flask_test_client=organiser)
+    assert watcher.emit("watch", {"campaign": "test"}, callback=True) == {"ok": True}
+    assert watcher.emit("watch", {"campaign": "nope"}, callback=True)["ok"] is False
+    _simulate(campaign, volunteers=1, items=3)
+    realtime.touch(campaign.id)
+    realtime.flush()
+    assert any(e["name"] == "dashboard" for e in watcher.get_received())
+    assert not any(e["name"] == "dashboard" for e in sio.get_received())
+
+
+def test_dashboard_figures(app, make_campaign):
+    campaign = make_campaign(sentences=20)
+    people = _simulate(campaign, volunteers=4, items=12)
+    data = dashboard.summary(campaign, utcnow())
+    totals = data["totals"]
+    assert totals["registered"] == 4 and totals["dismissed"] == 0
+    valid = db.session.scalar(select(func.count()).where(Item.slot_id.is_not(None), Item.answered_at.is_not(None)))
+    assert totals["judgments"] == valid == sum(p["collected"] for p in data["pairs"])
+    assert totals["control_pass_rate"] == 100.0 and totals["controls_answered"] == 4 * 4
+    assert totals["median_per_active"] == 12 and totals["active_now"] == 4
+    assert [b["count"] for b in data["contributions"]] == [4, 0, 0, 0, 0]
+    age = {row["key"]: row for row in data["profile"]["age_group"]}
+    assert age["26-35"]["count"] == 4 and age["26-35"]["percent"] == 100.0
+    assert sum(n for _, n in data["per_minute"]) == 4 * 12
+    assert sum(b["count"] for b in data["sentences"]["bins"]) == 20
+    assert [row["c"] for row in data["top"]] == [12, 12, 12, 12]
+    # Incremental: a second call counts no answer twice.
+    again = dashboard.summary(campaign, utcnow())
+    assert sum(n for _, n in again["per_minute"]) == 4 * 12
+    organiser = _staff(app, "organiser")
+    page = organiser.get("/organiser/c/test/panel").get_data(as_text=True)
+    assert "Completion per system pair" in page and "A – B" in page
+
+
+def test_campaign_lifecycle(app, client, make_campaign):
+    campaign = make_campaign(sentences=20)
+    register(client)
+    organiser = _staff(app, "organiser")
+    token = csrf_token(organiser, "/organiser/c/test/")
+    organiser.post("/organiser/c/test/status", data={"csrf_token": token, "status": "closed"})
+    db.session.refresh(campaign)
+    assert campaign.status == "closed"
+    page = client.get("/c/test/evaluate").get_data(as_text=True)
+    assert "This campaign is closed" in page
+    # Reopen with a start time in the future: not serving yet.
+    later = (utcnow() + timedelta(hours=2)).strftime("%Y-%m-%dT%H:%M")
+    organiser.post("/organiser/c/test/status", data={"csrf_token": token, "status": "open", "starts_at": later})
+    db.session.refresh(campaign)
+    assert campaign.status == "open" and not campaign.is_serving
+    assert "This campaign is closed" in client.get("/c/test/evaluate").get_data(as_text=True)
+    organiser.post("/organiser/c/test/status", data={"csrf_token": token, "status": "draft"})
+    assert client.get("/c/test/").status_code == 404
+    organiser.post("/organiser/c/test/status", data={"csrf_token": token, "status": "open"})
+    assert "Which translation is better?" in client.get("/c/test/evaluate").get_data(as_text=True)
+    # Closing keeps all data.
+    before = db.session.scalar(select(func.count(Item.id)))
+    organiser.post("/organiser/c/test/status", data={"csrf_token": token, "status": "closed"})
+    assert db.session.scalar(select(func.count(Item.id))) == before
+
+
+def test_announcement_reaches_connected_volunteers(app, client, make_campaign):
+    make_campaign()
+    register(client)
+    sio = socketio.test_client(app, flask_test_client=client)
+    sio.emit("join", {"campaign": "test"}, callback=True)
+    sio.get_received()
+    organiser = _staff(app, "organiser")
+    token = csrf_token(organiser, "/organiser/c/test/")
+    organiser.post("/organiser/c/test/announce", data={"csrf_token": token, "text": "<b>Prize day</b> tomorrow!"})
+    events = [e for e in sio.get_received() if e["name"] == "announcement"]
+    assert events == [{"name": "announcement", "args": [{"text": "<b>Prize day</b> tomorrow!"}], "namespace": "/"}]
+
+
+def test_raffle_draw_is_deterministic_and_fair():
+    tickets = [(n, f"v-{n % 7}") for n in range(1, 60)]
+    first = draw_winners("seed-1", tickets, 5)
+    assert first == draw_winners("seed-1", list(reversed(tickets)), 5)
+    assert len({w["volunteer"] for w in first}) == 5  # nobody twice
+    assert draw_winners("seed-2", tickets, 5) != first
+    assert len(draw_winners("s", tickets, 20)) == 7  # only seven people hold tickets
+    assert draw_winners("s", [], 3) == []
+
+
+def test_raffle_eligibility_commit_and_draw(app, make_campaign):
+    campaign = make_campaign(sentences=30)
+    people = _simulate(campaign, volunteers=4, items=20)
+    unconfirmed = db.session.get(User, people[3].user_id)
+    unconfirmed.email_confirmed_at = None
+    db.session.commit()
+    # A dismissed volunteer's tickets are void.
+    from app.services import assignment
+    assignment.dismiss(campaign, people[2], "test dismissal", utcnow())
+    db.session.commit()
+    eligible = raffle.eligible_tickets(campaign)
+    holders = {h for _n, h in eligible}
+    assert len(eligible) == 4 and len(holders) == 2  # two tickets each for the first two
+    with pytest.raises(raffle.RaffleError):
+        raffle.draw(campaign, "whatever", 1)  # no commitment yet
+    seed = "correct horse battery staple"
+    raffle.commit(campaign, sha256_hex(seed))
+    with pytest.raises(raffle.RaffleError):
+        raffle.commit(campaign, sha256_hex("again"))
+    with pytest.raises(raffle.RaffleError):
+        raffle.draw(campaign, "wrong seed", 2)
+    record = raffle.draw(campaign, seed, 2)
+    db.session.commit()
+    assert [w["volunteer"] for w in record.winners] and len({w["volunteer"] for w in record.winners}) == 2
+    assert record.winners == draw_winners(seed, eligible, 2)
+    with pytest.raises(raffle.RaffleError):
+        raffle.draw(campaign, seed, 2)
+
+
+def test_raffle_from_the_dashboard_cli_and_public_verification(app, tmp_path, make_campaign):
+    campaign = make_campaign(sentences=30)
+    _simulate(campaign, volunteers=3, items=20)
+    organiser = _staff(app, "organiser")
+    token = csrf_token(organiser, "/organiser/c/test/")
+    page = organiser.post("/organiser/c/test/raffle/commit", data={"csrf_token": token, "seed_sha256": ""})
+    seed = __import__("re").search(r'<code class="hash">([0-9a-f]{64})</code>', page.get_data(as_text=True)).group(1)
+    record = raffle.commitment(campaign)
+    assert record.seed_sha256 == sha256_hex(seed) and record.seed is None  # the seed is not stored
+    public = app.test_client().get("/c/test/raffle").get_data(as_text=True)
+    assert record.seed_sha256 in public
+    organiser.post("/organiser/c/test/raffle/draw", data={"csrf_token": token, "seed": seed, "prizes": "2"})
+    db.session.refresh(record)
+    assert record.drawn_at is not None and len(record.winners) == 2
+    tickets_csv = app.test_client().get("/c/test/raffle/tickets.csv").get_data(as_text=True)
+    path = tmp_path / "tickets.csv"
+    path.write_text(tickets_csv)
+    out = subprocess.run([sys.executable, "scripts/verify_raffle.py", "--seed", seed, "--tickets", str(path),
+                          "--prizes", "2", "--sha256", record.seed_sha256], cwd=ROOT, capture_output=True, text=True)
+    assert out.returncode == 0 and "commitment: matches" in out.stdout
+    for w in record.winners:
+        assert f"prize {w['prize']}: ticket {w['ticket']} ({w['volunteer']})" in out.stdout
+    # The command line does the same.
+    runner = app.test_cli_runner()
+    assert "already drawn" in runner.invoke(args=["raffle", "draw", "test", "--seed", seed]).output
+
+
+def test_raffle_cli(app, make_campaign):
+    campaign = make_campaign(sentences=30)
+    _simulate(campaign, volunteers=2, items=20)
+    runner = app.test_cli_runner()
+    result = runner.invoke(args=["raffle", "commit", "test"])
+    seed = result.output.split("not stored): ")[1].split()[0]
+    assert raffle.commitment(campaign).seed_sha256 == sha256_hex(seed)
+    result = runner.invoke(args=["raffle", "draw", "test", "--seed", seed, "--prizes", "2"])
+    assert result.exit_code == 0 and "prize 2: ticket" in result.output
+    assert runner.invoke(args=["raffle", "tickets", "test"]).output.count("\n") == 5  # header + 4 tickets
+
+
+def test_export_row_counts_columns_and_round_trip(app, tmp_path, make_campaign):
+    campaign = make_campaign(sentences=20)
+    people = _simulate(campaign, volunteers=5, items=15)
+    answered = db.session.scalar(select(func.count()).where(Item.answered_at.is_not(None)))
+    controls = db.session.scalar(select(func.count()).where(Item.answered_at.is_not(None), Item.control_id.is_not(None)))
+    runner = app.test_cli_runner()
+    out = tmp_path / "judgments.csv"
+    assert runner.invoke(args=["export", "judgments", "test", "-o", str(out)]).exit_code == 0
+    rows = list(csv.DictReader(open(out)))
+    assert len(rows) == answered and list(rows[0]) == export.JUDGMENT_COLUMNS
+    assert sum(r["is_control"] == "true" for r in rows) == controls
+    assert len({r["volunteer"] for r in rows}) == 5
+    test_rows = [r for r in rows if r["is_control"] == "false"]
+    assert all(r["choice"] in (r["system_a"], r["system_b"], "equal") for r in test_rows)
+    assert all(r["shown_first"] in (r["system_a"], r["system_b"]) for r in test_rows)
+    jsonl = tmp_path / "judgments.jsonl"
+    runner.invoke(args=["export", "judgments", "test", "--format", "jsonl", "-o", str(jsonl)])
+    records = [json.loads(line) for line in open(jsonl)]
+    assert len(records) == answered and isinstance(records[0]["is_control"], bool)
+    organiser = _staff(app, "organiser")
+    streamed = organiser.get("/organiser/c/test/export/judgments.csv")
+    assert streamed.is_streamed and streamed.get_data(as_text=True).count("\n") == answered + 1
+    volunteers = list(csv.DictReader(io.StringIO(organiser.get("/organiser/c/test/export/volunteers.csv").get_data(as_text=True))))
+    assert len(volunteers) == 5 and "email" not in volunteers[0]
+    # Round trip through the analysis code: Bozka CSV, JSON Lines and WMT CSV.
+    from app.stats import loader
+    from app.stats.analysis import analyse
+
+    for path in (out, jsonl):
+        data = loader.load(str(path))
+        assert len(data) == len(test_rows) and sorted(data.systems) == ["A", "B", "C"]
+    wmt = tmp_path / "wmt.csv"
+    runner.invoke(args=["export", "wmt", "test", "-o", str(wmt)])
+    data = loader.load(str(wmt))
+    assert data.source_format == "wmt" and len(data) == len(test_rows)
+    result = analyse(loader.load(str(out)), rounds=20)
+    assert {tuple(p["systems"]) for p in result["pairs"]} == {("A", "B"), ("A", "C"), ("B", "C")}
+    assert sum(p["judgments"] for p in result["pairs"]) == len(test_rows)
+
+
+def test_discarded_and_controls_exports(app, make_campaign):
+    campaign = make_campaign(sentences=20)
+    people = _simulate(campaign, volunteers=2, items=10)
+    from app.services import assignment
+    assignment.dismiss(campaign, people[0], "test dismissal", utcnow())
+    db.session.commit()
+    discarded = list(csv.DictReader(io.StringIO("".join(export.stream(campaign, "discarded", "csv")))))
+    assert len(discarded) == 10 and {r["discard_reason"] for r in discarded} == {"test dismissal"}
+    controls = list(csv.DictReader(io.StringIO("".join(export.stream(campaign, "controls", "csv")))))
+    assert len(controls) == 8 and all(r["control_passed"] == "true" for r in controls)
+    assert {r["system_a"] for r in controls} == {"<better>"}
+
+
+def test_csv_cells_that_look_like_formulas_are_neutralised():
+    assert export.neutralise("=HYPERLINK(1)") == "'=HYPERLINK(1)"
+    for prefix in "+-@":
+        assert export.neutralise(prefix + "x") == "'" + prefix + "x"
+    assert export.neutralise("plain") == "plain" and export.neutralise(-1) == -1
+    text = "".join(export.as_csv(["a"], [{"a": "=1+1"}, {"a": None}, {"a": True}]))
+    assert text == "a\n'=1+1\n\"\"\ntrue\n" or text == "a\n'=1+1\n\ntrue\n"
+
+
+def test_organiser_creates_accounts(app, make_campaign):
+    make_campaign()
+    organiser = _staff(app, "organiser")
+    token = csrf_token(organiser, "/organiser/accounts")
+    organiser.post("/organiser/accounts", data={"csrf_token": token, "role": "researcher", "username": "res",
+                                                 "email": "res@example.org", "password": "research-pass"})
+    user = db.session.scalar(select(User).where(User.username == "res"))
+    assert user.role == "researcher" and user.is_confirmed
