@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 FLASK := $(BIN)/flask --app wsgi
 STAMP := $(VENV)/.installed
 
-.PHONY: run test install chromium db demo bench clean
+.PHONY: run test install catalogues chromium db demo bench clean
 
 $(STAMP): requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -15,7 +15,11 @@ $(STAMP): requirements.txt
 
 install: $(STAMP)
 
-db: install
+# Compiled message catalogues are built here, never committed.
+catalogues: install
+	$(FLASK) translate compile
+
+db: catalogues
 	$(FLASK) db upgrade
 
 demo: db
@@ -28,7 +32,7 @@ run: demo
 chromium:
 	bash scripts/install-chromium.sh
 
-test: install chromium
+test: catalogues chromium
 	$(BIN)/python -m pytest -q -p no:cacheprovider tests
 
 bench: install

@@ -106,6 +106,7 @@ def register(app):
     app.cli.add_command(user_cli)
     app.cli.add_command(export_command)
     app.cli.add_command(raffle_cli)
+    app.cli.add_command(translate_cli)
 
     @app.cli.command("demo")
     def demo_command():
@@ -203,3 +204,44 @@ def raffle_tickets_command(slug):
     click.echo("ticket,volunteer")
     for number, holder in raffle.published_tickets(_campaign(slug)):
         click.echo(f"{number},{holder}")
+
+
+translate_cli = AppGroup("translate", help="Interface translations (docs/translating.md).")
+ROOT_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TRANSLATIONS = os.path.join(ROOT_DIR, "translations")
+POT = os.path.join(TRANSLATIONS, "messages.pot")
+
+
+def _pybabel(*args):
+    from babel.messages.frontend import CommandLineInterface
+
+    CommandLineInterface().run(["pybabel", "-q", *args])
+
+
+@translate_cli.command("extract")
+def translate_extract():
+    """Collect every interface string into translations/messages.pot."""
+    _pybabel("extract", "-F", os.path.join(ROOT_DIR, "babel.cfg"), "-k", "_l", "--no-location",
+             "--sort-output", "--project", "Bozka", "-o", POT, ROOT_DIR)
+
+
+@translate_cli.command("init")
+@click.argument("language")
+def translate_init(language):
+    """Start a new language: translations/LANGUAGE/LC_MESSAGES/messages.po."""
+    translate_extract.callback()
+    _pybabel("init", "-i", POT, "-d", TRANSLATIONS, "-l", language)
+    click.echo(f"Now translate translations/{language}/LC_MESSAGES/messages.po")
+
+
+@translate_cli.command("update")
+def translate_update():
+    """Merge new and changed strings into every language's catalogue."""
+    translate_extract.callback()
+    _pybabel("update", "-i", POT, "-d", TRANSLATIONS, "--no-fuzzy-matching")
+
+
+@translate_cli.command("compile")
+def translate_compile():
+    """Build the binary catalogues (.mo) the site reads."""
+    _pybabel("compile", "-d", TRANSLATIONS)

@@ -4,7 +4,7 @@ import os
 import random
 
 from babel import Locale, UnknownLocaleError
-from flask import Flask, has_request_context, request
+from flask import Flask, current_app, has_request_context, request
 from flask_login import current_user
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
@@ -13,6 +13,7 @@ from . import config as config_module
 from .extensions import babel, csrf, db, login_manager, migrate, socketio
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+LANGUAGE_COOKIE = "bozka_lang"
 
 
 def text_direction(code):
@@ -31,12 +32,36 @@ def language_name(code, in_locale="en"):
     return name[:1].upper() + name[1:] if name else code
 
 
+def available_locales(translations_dir):
+    """English plus every language with a catalogue in translations/."""
+    found = {"en"}
+    if os.path.isdir(translations_dir):
+        for name in os.listdir(translations_dir):
+            if os.path.isfile(os.path.join(translations_dir, name, "LC_MESSAGES", "messages.po")):
+                found.add(name)
+    return sorted(found)
+
+
+def _campaign_locale():
+    """The default interface language of the campaign in the URL, if any."""
+    slug = (request.view_args or {}).get("slug")
+    if not slug:
+        return None
+    from .models import Campaign
+
+    return db.session.scalar(db.select(Campaign.interface_language).where(Campaign.slug == slug))
+
+
 def select_locale():
+    """The volunteer's choice, else the browser's, else the campaign's default."""
     if not has_request_context():
         return None  # the default locale
-    if current_user.is_authenticated and current_user.locale:
+    available = current_app.config["LANGUAGES"]
+    if current_user.is_authenticated and current_user.locale in available:
         return current_user.locale
-    return request.accept_languages.best_match(["en"]) or "en"
+    if request.cookies.get(LANGUAGE_COOKIE) in available:
+        return request.cookies[LANGUAGE_COOKIE]
+    return request.accept_languages.best_match(available) or _campaign_locale() or "en"
 
 
 @event.listens_for(Engine, "connect")
@@ -73,6 +98,7 @@ def create_app(overrides=None):
     app.config.update(config_module.from_env(app.instance_path))
     if overrides:
         app.config.update(overrides)
+    app.config.setdefault("LANGUAGES", available_locales(app.config["BABEL_TRANSLATION_DIRECTORIES"]))
     if app.config["SQLALCHEMY_DATABASE_URI"].startswith("sqlite"):
         app.config["SQLALCHEMY_ENGINE_OPTIONS"] = {
             **app.config["SQLALCHEMY_ENGINE_OPTIONS"],
@@ -119,6 +145,9 @@ def create_app(overrides=None):
 
     app.jinja_env.filters["dir_of"] = text_direction
     app.jinja_env.globals["language_name"] = language_name
+    app.jinja_env.globals["interface_languages"] = [
+        (code, language_name(code, code)) for code in app.config["LANGUAGES"]
+    ]
 
     @app.context_processor
     def interface_language():

@@ -59,6 +59,7 @@ class Campaign(db.Model):
     instructions = db.Column(db.Text, nullable=False, default="")
     source_language = db.Column(db.String(35), nullable=False)
     target_language = db.Column(db.String(35), nullable=False)
+    interface_language = db.Column(db.String(16), nullable=False, default="en")
     status = db.Column(db.String(10), nullable=False, default="open")
     starts_at = db.Column(db.DateTime)
     ends_at = db.Column(db.DateTime)

@@ -10,7 +10,7 @@ from ..services import accounts
 from ..services.summary import contribution_summary
 from ..web import campaign_or_404
 from . import bp
-from ..factory import language_name
+from ..factory import LANGUAGE_COOKIE, language_name
 from .forms import LoginForm, PostForm, RegisterForm, ResetForm, ResetRequestForm, label_levels
 
 
@@ -147,3 +147,16 @@ def reset(token):
         return redirect(url_for("auth.login"))
     return render_template("auth/reset.html", form=form)
 
+
+
+@bp.route("/language", methods=["POST"])
+def set_language():
+    """The language switcher: remembered in the profile and, for visitors, a cookie."""
+    code = request.form.get("lang", "")
+    target = redirect(_safe_next(url_for("volunteer.home")))
+    if PostForm().validate_on_submit() and code in current_app.config["LANGUAGES"]:
+        if current_user.is_authenticated:
+            current_user.locale = code
+            db.session.commit()
+        target.set_cookie(LANGUAGE_COOKIE, code, max_age=365 * 24 * 3600, samesite="Lax", httponly=True)
+    return target

@@ -61,6 +61,7 @@ class CampaignSpec:
     outputs: dict  # system name -> list of lines
     controls: list  # (source, better, worse)
     settings: dict = field(default_factory=dict)
+    interface_language: str = "en"
 
 
 def controls_needed(sentences, first=2, every=5):
@@ -207,6 +208,9 @@ def read_campaign(folder):
     if len(set(lowered)) != len(lowered):
         raise CampaignFormatError("campaign.toml", None, "duplicate system names")
     settings = _settings(data)
+    interface = str(data.get("interface_language", "en")).strip()
+    if not LANG_RE.match(interface):
+        raise CampaignFormatError("campaign.toml", None, "interface_language must be a language code such as 'eu'")
 
     source_file, sources = _read_lines(folder, _require(data, "source"), "source")
     outputs = {}
@@ -251,6 +255,7 @@ def read_campaign(folder):
         outputs=outputs,
         controls=controls,
         settings=settings,
+        interface_language=interface,
         **languages,
     )
 
@@ -280,6 +285,7 @@ def create_campaign(spec, status="open"):
         instructions=spec.instructions,
         source_language=spec.source_language,
         target_language=spec.target_language,
+        interface_language=spec.interface_language,
         status=status,
         **spec.settings,
     )
