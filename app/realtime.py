@@ -17,12 +17,70 @@ from .services.rewards import ticket_numbers
 
 log = logging.getLogger("bozka.realtime")
 
-_dirty = set()  # campaign ids changed since the last tick
-_connected = {}  # campaign id -> {participation id: (user id, socket count)}
+_interest = set()  # campaigns this process touched: it makes sure they are broadcast
+_connected = {}  # campaign id -> {participation id: (user id, socket count)}, this process
 _last_personal = {}  # (campaign id, participation id) -> last payload sent
+_personal_seen = {}  # campaign id -> change version of the last personal pass
 _state_lock = threading.Lock()
 _ticker = {"started": False, "generation": 0}
 stats = {"ranking_broadcasts": 0, "personal_emits": 0}
+
+
+class MemoryChanges:
+    """Change versions for one process (no message queue configured)."""
+
+    def __init__(self):
+        self.versions, self.done = {}, {}
+
+    def bump(self, campaign_id):
+        self.versions[campaign_id] = self.versions.get(campaign_id, 0) + 1
+
+    def versions_of(self, campaign_ids):
+        return {cid: self.versions.get(cid, 0) for cid in campaign_ids}
+
+    def claim(self, campaign_id, version, interval):
+        if version <= self.done.get(campaign_id, 0):
+            return False
+        self.done[campaign_id] = version
+        return True
+
+
+class RedisChanges:
+    """Change versions shared by every server process through Redis, so that
+    each campaign is broadcast once per interval whatever the number of
+    processes (the process that takes the campaign's lock does it)."""
+
+    def __init__(self, url):
+        import redis
+
+        self.redis = redis.Redis.from_url(url, socket_timeout=0.5, socket_connect_timeout=0.5)
+
+    def bump(self, campaign_id):
+        self.redis.incr(f"bozka:changes:{campaign_id}")
+
+    def versions_of(self, campaign_ids):
+        ids = list(campaign_ids)
+        values = self.redis.mget([f"bozka:changes:{cid}" for cid in ids]) if ids else []
+        return {cid: int(value or 0) for cid, value in zip(ids, values)}
+
+    def claim(self, campaign_id, version, interval):
+        if not self.redis.set(f"bozka:broadcast-lock:{campaign_id}", 1, nx=True, px=max(1, int(interval * 1000))):
+            return False
+        done = int(self.redis.get(f"bozka:broadcast-done:{campaign_id}") or 0)
+        if version <= done:
+            return False
+        self.redis.set(f"bozka:broadcast-done:{campaign_id}", version)
+        return True
+
+
+_changes = {"store": None}
+
+
+def _store():
+    if _changes["store"] is None:
+        url = current_app.config.get("SOCKETIO_MESSAGE_QUEUE")
+        _changes["store"] = RedisChanges(url) if url and url.startswith("redis") else MemoryChanges()
+    return _changes["store"]
 
 
 def campaign_room(campaign_id):
@@ -38,9 +96,15 @@ def user_room(user_id):
 
 
 def touch(campaign_id):
-    """Something in the campaign's ranking or progress changed."""
+    """Something in the campaign's ranking or progress changed. Never fails:
+    with Redis down, judging goes on and live updates resume with it."""
+    leaderboard.invalidate(campaign_id)
     with _state_lock:
-        _dirty.add(campaign_id)
+        _interest.add(campaign_id)
+    try:
+        _store().bump(campaign_id)
+    except Exception as exc:  # noqa: BLE001 (a message queue outage)
+        log.warning("live updates paused: %s", exc)
     ensure_ticker(current_app._get_current_object())
 
 
@@ -59,28 +123,46 @@ def _run_ticker(app, generation):
         socketio.sleep(interval)
         try:
             with app.app_context():  # its teardown removes the session
-                flush()
-        except Exception:  # never let the ticker die
+                flush(interval)
+        except Exception:  # never let the ticker die (Redis or the database away)
             log.exception("broadcast failed")
 
 
-def flush():
-    """Broadcast every campaign changed since the last call."""
+def flush(interval=1.0):
+    """One tick: broadcast each changed campaign (if this process wins it),
+    and send personal updates to this process's own sockets. Returns the
+    number of ranking broadcasts made."""
     with _state_lock:
-        campaigns = list(_dirty)
-        _dirty.clear()
-    for campaign_id in campaigns:
-        broadcast(campaign_id)
-    return len(campaigns)
+        campaigns = set(_interest) | set(_connected)
+    versions = _store().versions_of(campaigns)
+    made = 0
+    for campaign_id, version in versions.items():
+        ranking = None
+        if _store().claim(campaign_id, version, interval):
+            ranking = broadcast(campaign_id)
+            made += 1
+        if _connected.get(campaign_id) and _personal_seen.get(campaign_id) != version:
+            _personal_seen[campaign_id] = version
+            personal_updates(campaign_id, ranking)
+    return made
 
 
 def broadcast(campaign_id):
+    """The public ranking and progress, to every client of the campaign."""
     leaderboard.invalidate(campaign_id)
     ranking = leaderboard.get(campaign_id)
     socketio.emit("ranking", ranking.public_payload(), to=campaign_room(campaign_id))
     stats["ranking_broadcasts"] += 1
     # Organisers' dashboards fetch their panel again on this signal.
     socketio.emit("dashboard", {"changed": True}, to=organiser_room(campaign_id))
+    return ranking
+
+
+def personal_updates(campaign_id, ranking=None):
+    """Rank, neighbours and tickets, to this process's volunteers whose changed."""
+    if ranking is None:
+        leaderboard.invalidate(campaign_id)
+        ranking = leaderboard.get(campaign_id)
     with _state_lock:
         members = dict(_connected.get(campaign_id, {}))
     for participation_id, (user_id, _sockets) in members.items():
@@ -148,7 +230,9 @@ def reset():
     with _state_lock:
         _ticker["generation"] += 1
         _ticker["started"] = False
-        _dirty.clear()
+        _changes["store"] = None
+        _interest.clear()
+        _personal_seen.clear()
         _connected.clear()
         _last_personal.clear()
         stats.update(ranking_broadcasts=0, personal_emits=0)

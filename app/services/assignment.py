@@ -75,10 +75,17 @@ def _change_holds(slot_id, sentence_id, pending_delta, collected_delta=0):
 
 
 def release_hold(item):
-    """Give an unanswered item's slot back to the pool."""
-    if item.holding and item.slot_id is not None:
+    """Give an unanswered item's slot back to the pool, exactly once even
+    when two server processes expire the same reservation."""
+    released = db.session.execute(
+        update(Item)
+        .where(Item.id == item.id, Item.holding.is_(True))
+        .values(holding=False)
+        .execution_options(synchronize_session=False)
+    ).rowcount
+    if released and item.slot_id is not None:
         _change_holds(item.slot_id, item.sentence_id, -1)
-    item.holding = False
+    db.session.refresh(item)
 
 
 def release_expired(campaign_id, now):

@@ -6,6 +6,7 @@ volunteers and volunteers with no answer yet are not ranked. A volunteer who
 hides their name appears as anonymous (``name`` None) to everybody else.
 """
 import threading
+import time
 from dataclasses import dataclass
 
 from sqlalchemy import func, select
@@ -121,14 +122,19 @@ _cache = {}
 _lock = threading.Lock()
 
 
+MAX_AGE = 1.0  # seconds: bounds staleness when another process made the change
+
+
 def get(campaign_id):
-    """The cached ranking; rebuilt after ``invalidate``."""
-    ranking = _cache.get(campaign_id)
-    if ranking is None:
-        ranking = build(campaign_id)
+    """The cached ranking; rebuilt after ``invalidate`` (called after each
+    commit that changes it) or when older than MAX_AGE."""
+    entry = _cache.get(campaign_id)
+    now = time.monotonic()
+    if entry is None or now - entry[0] > MAX_AGE:
+        entry = (now, build(campaign_id))
         with _lock:
-            _cache[campaign_id] = ranking
-    return ranking
+            _cache[campaign_id] = entry
+    return entry[1]
 
 
 def invalidate(campaign_id=None):
