@@ -3,6 +3,7 @@ import os
 import secrets
 
 import click
+from flask import current_app
 from flask.cli import AppGroup
 from sqlalchemy import select
 
@@ -68,8 +69,15 @@ def create_user_command(role, email, username, password):
     """Create an account (organisers and researchers are confirmed at once)."""
     if password is None:
         password = click.prompt("Password", hide_input=True, confirmation_prompt=True)
-    if len(password) < 8:
-        raise click.ClickException("the password must have at least 8 characters")
+    from .services.security import password_problem
+
+    problem = password_problem(password, username, email)
+    if problem:
+        raise click.ClickException(
+            {"short": "the password must have at least 8 characters",
+             "common": "this password is too common",
+             "personal": "do not use the username or email as the password"}[problem]
+        )
     if db.session.scalar(select(User.id).where(User.email == email.strip().lower())):
         raise click.ClickException(f"an account with email {email} exists")
     user = accounts.create_user(email, username, password, role=role)
@@ -107,6 +115,8 @@ def register(app):
     app.cli.add_command(export_command)
     app.cli.add_command(raffle_cli)
     app.cli.add_command(translate_cli)
+    app.cli.add_command(backup_command)
+    app.cli.add_command(restore_command)
 
     @app.cli.command("demo")
     def demo_command():
@@ -245,3 +255,39 @@ def translate_update():
 def translate_compile():
     """Build the binary catalogues (.mo) the site reads."""
     _pybabel("compile", "-d", TRANSLATIONS)
+
+
+@click.command("backup")
+@click.argument("path", required=False, type=click.Path(dir_okay=False))
+def backup_command(path):
+    """Copy the SQLite database while the site runs (online backup).
+
+    PostgreSQL: use pg_dump (docs/security.md).
+    """
+    from .services import backup
+
+    url = db.engine.url
+    if url.get_backend_name() != "sqlite":
+        raise click.ClickException("this database is not SQLite: back it up with pg_dump (docs/security.md)")
+    target = backup.backup_sqlite(url.database, path or backup.default_path(current_app.instance_path))
+    click.echo(f"Backed up to {target}")
+
+
+@click.command("restore")
+@click.argument("path", type=click.Path(dir_okay=False, exists=True))
+@click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
+def restore_command(path, yes):
+    """Replace the SQLite database with a backup (stop the server first)."""
+    from .services import backup
+
+    url = db.engine.url
+    if url.get_backend_name() != "sqlite":
+        raise click.ClickException("this database is not SQLite: restore it with pg_restore or psql")
+    if not yes:
+        click.confirm(f"Replace {url.database} with {path}?", abort=True)
+    db.engine.dispose()
+    try:
+        backup.restore_sqlite(path, url.database)
+    except backup.BackupError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(f"Restored {url.database} from {path}")

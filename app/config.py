@@ -29,12 +29,30 @@ def _instance_secret(instance_path):
 def from_env(instance_path):
     """Build the configuration mapping for one application instance."""
     default_db = "sqlite:///" + os.path.join(instance_path, "bozka.sqlite3")
+    environment = os.environ.get("BOZKA_ENV", "development")
     secret = os.environ.get("SECRET_KEY")
+    if not secret and environment != "development":
+        raise RuntimeError(
+            f"SECRET_KEY must be set when BOZKA_ENV={environment!r} (only development makes its own)"
+        )
+    database = os.environ.get("DATABASE_URL", default_db)
+    engine = {"pool_pre_ping": True}
+    if not database.startswith("sqlite"):
+        # One gevent worker serves many requests at once: size the pool for it.
+        engine.update(
+            pool_size=int(os.environ.get("DB_POOL_SIZE", "20")),
+            max_overflow=int(os.environ.get("DB_MAX_OVERFLOW", "20")),
+            pool_timeout=int(os.environ.get("DB_POOL_TIMEOUT", "10")),
+        )
     return {
+        "BOZKA_ENV": environment,
         "SECRET_KEY": secret or _instance_secret(instance_path),
-        "SECRET_KEY_FROM_ENV": bool(secret),
-        "SQLALCHEMY_DATABASE_URI": os.environ.get("DATABASE_URL", default_db),
-        "SQLALCHEMY_ENGINE_OPTIONS": {"pool_pre_ping": True},
+        "SQLALCHEMY_DATABASE_URI": database,
+        "SQLALCHEMY_ENGINE_OPTIONS": engine,
+        "RATELIMIT_STORAGE_URI": os.environ.get("RATELIMIT_STORAGE_URI")
+        or os.environ.get("SOCKETIO_MESSAGE_QUEUE")
+        or "memory://",
+        "RATELIMIT_ENABLED": _bool("RATELIMIT_ENABLED", True),
         "SOCKETIO_MESSAGE_QUEUE": os.environ.get("SOCKETIO_MESSAGE_QUEUE") or None,
         "MAIL_SERVER": os.environ.get("MAIL_SERVER") or None,
         "MAIL_PORT": int(os.environ.get("MAIL_PORT", "587")),

@@ -1,5 +1,7 @@
 """Every Flask extension, created once and bound in the app factory."""
 from flask_babel import Babel
+from flask_limiter import Limiter
+from flask_limiter.util import get_remote_address
 from flask_login import LoginManager
 from flask_migrate import Migrate
 from flask_sqlalchemy import SQLAlchemy
@@ -30,3 +32,7 @@ babel = Babel()
 from flask_socketio import SocketIO  # noqa: E402
 
 socketio = SocketIO()
+
+# Storage: RATELIMIT_STORAGE_URI (Redis when configured, so that every
+# process shares the counts).
+limiter = Limiter(key_func=get_remote_address, default_limits=[], headers_enabled=True)

@@ -10,7 +10,7 @@ from sqlalchemy import event
 from sqlalchemy.engine import Engine
 
 from . import config as config_module
-from .extensions import babel, csrf, db, login_manager, migrate, socketio
+from .extensions import babel, csrf, db, limiter, login_manager, migrate, socketio
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LANGUAGE_COOKIE = "bozka_lang"
@@ -111,6 +111,12 @@ def create_app(overrides=None):
     db.init_app(app)
     migrate.init_app(app, db, directory=os.path.join(ROOT, "migrations"))
     csrf.init_app(app)
+    limiter.init_app(app)
+    if int(os.environ.get("BOZKA_PROXIES", "0")):
+        # Behind nginx: take the client's address from X-Forwarded-For.
+        from werkzeug.middleware.proxy_fix import ProxyFix
+
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=int(os.environ["BOZKA_PROXIES"]), x_proto=1)
     babel.init_app(app, locale_selector=select_locale)
     login_manager.init_app(app)
     login_manager.login_view = "auth.login"
@@ -142,6 +148,10 @@ def create_app(overrides=None):
     from . import cli
 
     cli.register(app)
+
+    from . import errors
+
+    errors.register(app)
 
     app.jinja_env.filters["dir_of"] = text_direction
     app.jinja_env.globals["language_name"] = language_name

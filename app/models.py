@@ -37,6 +37,9 @@ class User(UserMixin, db.Model):
     locale = db.Column(db.String(16))
     hide_from_ranking = db.Column(db.Boolean, nullable=False, default=False)
     email_confirmed_at = db.Column(db.DateTime)
+    # Keyed hash of the address used to register (the suspicious-pattern
+    # report groups accounts by it); never exported, never shown.
+    signup_address = db.Column(db.String(20), index=True)
     created_at = db.Column(db.DateTime, nullable=False, default=utcnow)
 
     def set_password(self, password):
@@ -72,6 +75,10 @@ class Campaign(db.Model):
     control_window = db.Column(db.Integer, nullable=False, default=0)
     raffle_every = db.Column(db.Integer, nullable=False, default=10)
     reservation_timeout = db.Column(db.Integer, nullable=False, default=600)
+    daily_cap = db.Column(db.Integer, nullable=False, default=0)  # 0: no cap
+    # A judgment faster than this many seconds per word of the two
+    # translations is flagged (1.5 s for two 20-word translations).
+    fast_seconds_per_word = db.Column(db.Float, nullable=False, default=0.0375)
     # Maintained counters.
     target_judgments = db.Column(db.Integer, nullable=False, default=0)
     collected_judgments = db.Column(db.Integer, nullable=False, default=0)
@@ -244,6 +251,7 @@ class Item(db.Model):
     choice = db.Column(db.String(8))
     seconds = db.Column(db.Float)
     passed = db.Column(db.Boolean)  # controls only
+    too_fast = db.Column(db.Boolean, nullable=False, default=False)
     discarded_at = db.Column(db.DateTime)
     discarded_reason = db.Column(db.String(200))
 
@@ -288,3 +296,16 @@ class RaffleCommitment(db.Model):
     tickets = db.Column(db.JSON)  # [[number, volunteer pseudonym]] used by the draw
     tickets_sha256 = db.Column(db.String(64))
     winners = db.Column(db.JSON)
+
+
+class AuditLog(db.Model):
+    """Organiser and researcher actions: who, what, when."""
+
+    __tablename__ = "audit_log"
+    id = db.Column(db.Integer, primary_key=True)
+    at = db.Column(db.DateTime, nullable=False, default=utcnow, index=True)
+    user_id = db.Column(db.Integer, db.ForeignKey("users.id"))
+    username = db.Column(db.String(40))
+    action = db.Column(db.String(40), nullable=False)
+    target = db.Column(db.String(200), nullable=False, default="")
+    details = db.Column(db.JSON)

@@ -1,13 +1,28 @@
 """Socket.IO handlers: thin. Validation here, emits in app.realtime."""
+import time
+
 from flask import request
 from flask_login import current_user
-from flask_socketio import join_room
+from flask_socketio import disconnect, join_room
 
 from . import realtime
 from .extensions import socketio
 from .web import find_campaign, participation_of
 
 _memberships = {}  # sid -> (campaign id, participation id)
+_events = {}  # sid -> recent event times (per-connection rate limit)
+EVENTS_PER_WINDOW, WINDOW = 10, 10.0
+
+
+def _too_many(sid):
+    """At most EVENTS_PER_WINDOW events per connection every WINDOW seconds."""
+    now = time.monotonic()
+    recent = [t for t in _events.get(sid, ()) if now - t < WINDOW]
+    recent.append(now)
+    _events[sid] = recent
+    if len(recent) > 3 * EVENTS_PER_WINDOW:
+        disconnect()  # a flood: drop the connection
+    return len(recent) > EVENTS_PER_WINDOW
 
 
 @socketio.on("connect")
@@ -18,6 +33,8 @@ def on_connect(auth=None):
 
 @socketio.on("join")
 def on_join(data):
+    if _too_many(request.sid):
+        return {"ok": False, "error": "too many events"}
     slug = data.get("campaign") if isinstance(data, dict) else None
     if not isinstance(slug, str) or not 0 < len(slug) <= 64:
         return {"ok": False, "error": "invalid"}
@@ -37,6 +54,8 @@ def on_join(data):
 @socketio.on("watch")
 def on_watch(data):
     """An organiser's or researcher's dashboard: the organiser room only."""
+    if _too_many(request.sid):
+        return {"ok": False, "error": "too many events"}
     slug = data.get("campaign") if isinstance(data, dict) else None
     if current_user.role not in ("organiser", "researcher"):
         return {"ok": False, "error": "forbidden"}
@@ -51,6 +70,7 @@ def on_watch(data):
 
 @socketio.on("disconnect")
 def on_disconnect(*_args):
+    _events.pop(request.sid, None)
     membership = _memberships.pop(request.sid, None)
     if membership:
         realtime.left(*membership)

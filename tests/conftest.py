@@ -41,6 +41,7 @@ def app(tmp_path):
             "SOCKETIO_MESSAGE_QUEUE": None,
             "SOCKETIO_ASYNC_MODE": "threading",
             "BOZKA_REALTIME_TICKER": False,
+            "RATELIMIT_ENABLED": False,  # tests/test_security.py turns it on
         }
     )
     import random

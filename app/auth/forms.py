@@ -1,11 +1,28 @@
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from wtforms import BooleanField, EmailField, PasswordField, SelectField, StringField
-from wtforms.validators import DataRequired, Email, EqualTo, Length, Optional, Regexp
+from wtforms.validators import DataRequired, Email, EqualTo, Length, Optional, Regexp, ValidationError
 
 from ..choices import AGE_GROUPS, LANGUAGE_LEVELS, STUDIES_FIELDS, STUDIES_LEVELS, with_prompt
 
 USERNAME_RE = r"^[\w.\-]+$"
+
+
+class StrongPassword:
+    """At least 8 characters, not a common password, not the username or email."""
+
+    def __call__(self, form, field):
+        from ..services.security import password_problem
+
+        username = getattr(form, "username", None)
+        email = getattr(form, "email", None)
+        problem = password_problem(field.data or "", username.data if username else None, email.data if email else None)
+        if problem == "short":
+            raise ValidationError(_l("Use at least 8 characters."))
+        if problem == "common":
+            raise ValidationError(_l("This password is too common: choose another."))
+        if problem == "personal":
+            raise ValidationError(_l("Do not use your username or email as the password."))
 
 
 class LoginForm(FlaskForm):
@@ -41,11 +58,13 @@ class RegisterForm(JoinForm):
         description=_l("We send you a link to confirm it. Only confirmed volunteers take part in the raffle."),
         validators=[DataRequired(), Email(check_deliverability=False), Length(max=254)],
     )
-    password = PasswordField(_l("Password"), validators=[DataRequired(), Length(min=8, max=200)])
+    password = PasswordField(_l("Password"), validators=[DataRequired(), Length(max=200), StrongPassword()])
     password2 = PasswordField(
         _l("Repeat the password"),
         validators=[DataRequired(), EqualTo("password", message=_l("The passwords do not match."))],
     )
+    # A honeypot: hidden from people (CSS and aria-hidden); bots fill it in.
+    website = StringField(_l("Leave this field empty"), validators=[Optional(), Length(max=200)])
     age_group = SelectField(_l("Age group"), choices=with_prompt(AGE_GROUPS), validators=[DataRequired()])
     studies_level = SelectField(_l("Level of studies"), choices=with_prompt(STUDIES_LEVELS), validators=[DataRequired()])
     studies_field = SelectField(_l("Field of studies or work"), choices=with_prompt(STUDIES_FIELDS), validators=[DataRequired()])
@@ -61,7 +80,7 @@ class ResetRequestForm(FlaskForm):
 
 
 class ResetForm(FlaskForm):
-    password = PasswordField(_l("New password"), validators=[DataRequired(), Length(min=8, max=200)])
+    password = PasswordField(_l("New password"), validators=[DataRequired(), Length(max=200), StrongPassword()])
     password2 = PasswordField(
         _l("Repeat the password"),
         validators=[DataRequired(), EqualTo("password", message=_l("The passwords do not match."))],

@@ -1,12 +1,13 @@
-from flask import current_app, flash, redirect, render_template, request, url_for
+from flask import current_app, flash, redirect, render_template, request, session, url_for
 from flask_babel import get_locale, gettext as _
 from flask_login import current_user, login_required, login_user, logout_user
 from sqlalchemy import func, select
 
 from .. import realtime
-from ..extensions import db
+from ..extensions import db, limiter
 from ..models import User, utcnow
 from ..services import accounts
+from ..services.security import address_hash
 from ..services.summary import contribution_summary
 from ..web import campaign_or_404
 from . import bp
@@ -33,13 +34,27 @@ def _send_confirmation(user):
     )
 
 
+def _log_in(user, remember=False):
+    """Log in on a fresh session (no fixation): the old one is dropped."""
+    keep = {key: session[key] for key in ("_flashes",) if key in session}
+    session.clear()
+    session.update(keep)
+    login_user(user, remember=remember)
+
+
+LOGIN_LIMIT = "10 per minute;50 per hour"
+REGISTER_LIMIT = "5 per minute;40 per hour"
+EMAIL_LIMIT = "5 per minute;20 per hour"
+
+
 @bp.route("/login", methods=["GET", "POST"])
+@limiter.limit(LOGIN_LIMIT, methods=["POST"])
 def login():
     form = LoginForm()
     if form.validate_on_submit():
         user = db.session.scalar(select(User).where(User.email == form.email.data.strip().lower()))
         if user is not None and user.check_password(form.password.data):
-            login_user(user, remember=form.remember.data)
+            _log_in(user, remember=form.remember.data)
             return redirect(_safe_next(url_for("volunteer.home")))
         flash(_("Wrong email or password."), "error")
     return render_template("auth/login.html", form=form)
@@ -57,12 +72,17 @@ def logout():
 
 
 @bp.route("/c/<slug>/register", methods=["GET", "POST"])
+@limiter.limit(REGISTER_LIMIT, methods=["POST"])
 def register(slug):
     campaign = campaign_or_404(slug)
     if current_user.is_authenticated:
         return redirect(url_for("volunteer.join", slug=slug))
     form = label_levels(RegisterForm(), campaign, language_name, str(get_locale()))
-    if form.validate_on_submit():
+    if form.validate_on_submit() and form.website.data:
+        # The honeypot was filled in: a bot. Say nothing useful, keep nothing.
+        current_app.logger.info("registration refused: honeypot")
+        flash(_("Your registration could not be completed. Please try again."), "error")
+    elif form.validate_on_submit():
         email = form.email.data.strip().lower()
         if db.session.scalar(select(User.id).where(User.email == email)):
             form.email.errors.append(_("An account with this email exists: log in instead."))
@@ -79,18 +99,20 @@ def register(slug):
                 age_group=form.age_group.data,
                 studies_level=form.studies_level.data,
                 studies_field=form.studies_field.data,
+                signup_address=address_hash(current_app.config["SECRET_KEY"], request.remote_addr),
             )
             accounts.join_campaign(user, campaign, form.source_level.data, form.target_level.data)
             db.session.commit()
             realtime.touch(campaign.id)
             _send_confirmation(user)
-            login_user(user)
+            _log_in(user)
             flash(_("Welcome! We sent you an email to confirm your address."), "info")
             return redirect(url_for("volunteer.instructions", slug=slug))
     return render_template("auth/register.html", form=form, campaign=campaign)
 
 
 @bp.route("/confirm/<token>")
+@limiter.limit("20 per minute")
 def confirm(token):
     user = accounts.read_token(
         current_app.config["SECRET_KEY"], "confirm", token, current_app.config["EMAIL_TOKEN_MAX_AGE"]
@@ -106,6 +128,7 @@ def confirm(token):
 
 @bp.route("/confirm", methods=["POST"])
 @login_required
+@limiter.limit(EMAIL_LIMIT)
 def resend_confirmation():
     if PostForm().validate_on_submit() and not current_user.is_confirmed:
         _send_confirmation(current_user)
@@ -114,6 +137,7 @@ def resend_confirmation():
 
 
 @bp.route("/reset", methods=["GET", "POST"])
+@limiter.limit(EMAIL_LIMIT, methods=["POST"])
 def reset_request():
     form = ResetRequestForm()
     if form.validate_on_submit():
@@ -134,6 +158,7 @@ def reset_request():
 
 
 @bp.route("/reset/<token>", methods=["GET", "POST"])
+@limiter.limit("20 per minute")
 def reset(token):
     user = accounts.read_token(current_app.config["SECRET_KEY"], "reset", token, 3600)
     if user is None:

@@ -3,7 +3,7 @@ from flask_wtf import FlaskForm
 from wtforms import DateTimeLocalField, EmailField, IntegerField, PasswordField, SelectField, StringField, TextAreaField
 from wtforms.validators import DataRequired, Email, Length, NumberRange, Optional, Regexp
 
-from ..auth.forms import USERNAME_RE
+from ..auth.forms import USERNAME_RE, StrongPassword
 
 
 class StatusForm(FlaskForm):
@@ -35,4 +35,4 @@ class AccountForm(FlaskForm):
     role = SelectField(_l("Role"), choices=[("organiser", _l("Organiser")), ("researcher", _l("Researcher"))])
     username = StringField(_l("Username"), validators=[DataRequired(), Length(min=3, max=40), Regexp(USERNAME_RE)])
     email = EmailField(_l("Email"), validators=[DataRequired(), Email(check_deliverability=False), Length(max=254)])
-    password = PasswordField(_l("Password"), validators=[DataRequired(), Length(min=8, max=200)])
+    password = PasswordField(_l("Password"), validators=[DataRequired(), Length(max=200), StrongPassword()])

@@ -6,7 +6,9 @@ from sqlalchemy import func, select
 from .. import realtime
 from ..extensions import db
 from ..models import Campaign, Participation, User, utcnow
-from ..services import accounts, dashboard, export, raffle
+from ..models import AuditLog
+from ..services import accounts, dashboard, export, raffle, suspicious
+from ..services.security import audit
 from ..web import campaign_or_404, role_required
 from . import bp
 from .forms import AccountForm, AnnouncementForm, CommitForm, DrawForm, StatusForm
@@ -62,6 +64,8 @@ def set_status(slug):
             flash(_("The end must come after the start."), "error")
         else:
             form.populate_obj(campaign)
+            audit(current_user, "campaign.status", campaign.slug, status=campaign.status,
+                  starts_at=str(campaign.starts_at or ""), ends_at=str(campaign.ends_at or ""))
             db.session.commit()
             realtime.touch(campaign.id)
             flash(_("Campaign saved: %(status)s.", status=campaign.status), "info")
@@ -75,6 +79,8 @@ def announce(slug):
     form = AnnouncementForm()
     if form.validate_on_submit():
         realtime.announce(campaign.id, form.text.data.strip())
+        audit(current_user, "campaign.announce", campaign.slug, text=form.text.data.strip())
+        db.session.commit()
         flash(_("Announcement sent."), "info")
     return redirect(url_for("organiser.campaign", slug=slug))
 
@@ -89,7 +95,8 @@ def raffle_commit(slug):
         return redirect(url_for("organiser.campaign", slug=slug))
     seed = None if form.seed_sha256.data else raffle.new_seed()
     try:
-        raffle.commit(campaign, form.seed_sha256.data or raffle.sha256_hex(seed), current_user.id)
+        record = raffle.commit(campaign, form.seed_sha256.data or raffle.sha256_hex(seed), current_user.id)
+        audit(current_user, "raffle.commit", campaign.slug, sha256=record.seed_sha256)
         db.session.commit()
     except raffle.RaffleError as exc:
         db.session.rollback()
@@ -105,7 +112,8 @@ def raffle_draw(slug):
     form = DrawForm()
     if form.validate_on_submit():
         try:
-            raffle.draw(campaign, form.seed.data.strip(), form.prizes.data)
+            record = raffle.draw(campaign, form.seed.data.strip(), form.prizes.data)
+            audit(current_user, "raffle.draw", campaign.slug, prizes=record.prizes, winners=record.winners)
             db.session.commit()
             flash(_("The raffle was drawn."), "info")
         except raffle.RaffleError as exc:
@@ -120,6 +128,8 @@ def export_file(slug, kind, fmt):
     campaign = campaign_or_404(slug)
     if kind not in export.KINDS or fmt not in ("csv", "jsonl"):
         abort(404)
+    audit(current_user, "export", campaign.slug, kind=kind, format=fmt)
+    db.session.commit()
     mimetype = "text/csv" if fmt == "csv" else "application/x-ndjson"
     body = stream_with_context(export.stream(campaign, kind, fmt))
     return Response(body, mimetype=mimetype, headers={
@@ -138,8 +148,24 @@ def accounts_page():
         else:
             user = accounts.create_user(email, form.username.data, form.password.data, role=form.role.data)
             user.email_confirmed_at = utcnow()
+            audit(current_user, "account.create", user.username, role=user.role)
             db.session.commit()
             flash(_("Account created: %(name)s (%(role)s).", name=user.username, role=user.role), "info")
             return redirect(url_for("organiser.accounts_page"))
     staff = db.session.scalars(select(User).where(User.role.in_(STAFF)).order_by(User.username)).all()
     return render_template("organiser/accounts.html", form=form, staff=staff)
+
+
+@bp.route("/c/<slug>/suspicious")
+@role_required("organiser")
+def suspicious_report(slug):
+    """Patterns worth a look; organisers decide, nothing is punished here."""
+    campaign = campaign_or_404(slug)
+    return render_template("organiser/suspicious.html", campaign=campaign, report=suspicious.report(campaign))
+
+
+@bp.route("/audit")
+@role_required("organiser")
+def audit_log():
+    entries = db.session.scalars(select(AuditLog).order_by(AuditLog.at.desc(), AuditLog.id.desc()).limit(500)).all()
+    return render_template("organiser/audit.html", entries=entries)

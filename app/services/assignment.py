@@ -14,7 +14,7 @@ from datetime import timedelta
 from sqlalchemy import case, exists, func, select, update
 
 from ..extensions import db
-from ..models import Campaign, Control, Item, Participation, Sentence, Slot
+from ..models import Campaign, Control, Item, Output, Participation, Sentence, Slot
 from . import quality, rewards
 
 CHOICES = ("left", "right", "equal")
@@ -244,10 +244,12 @@ def submit(campaign, participation, token, choice, now):
         return Outcome("stale")
     passed = quality.control_passed(item.better_left, choice) if item.is_control else None
     seconds = max(0.0, (now - item.served_at).total_seconds())
+    too_fast = quality.too_fast(seconds, _words(item), campaign.fast_seconds_per_word)
     answered = db.session.execute(
         update(Item)
         .where(Item.id == item.id, Item.answered_at.is_(None))
-        .values(answered_at=now, choice=choice, seconds=seconds, passed=passed, holding=False)
+        .values(answered_at=now, choice=choice, seconds=seconds, passed=passed, holding=False,
+                too_fast=too_fast)
         .execution_options(synchronize_session=False)
     ).rowcount
     if not answered:
@@ -274,6 +276,33 @@ def submit(campaign, participation, token, choice, now):
     if rewards.earns_ticket(item.position, campaign.raffle_every):
         ticket = rewards.award_ticket(campaign.id, participation.id, item.position, now)
     return Outcome("accepted", item=item, new_ticket=ticket)
+
+
+def _words(item):
+    """Words in the two translations shown."""
+    if item.is_control:
+        texts = [item.control.better, item.control.worse]
+    else:
+        texts = db.session.scalars(
+            select(Output.text).where(
+                Output.sentence_id == item.sentence_id,
+                Output.system_id.in_([item.left_system_id, item.right_system_id]),
+            )
+        ).all()
+    return sum(len(text.split()) for text in texts)
+
+
+def answered_today(participation_id, now):
+    start = now.replace(hour=0, minute=0, second=0, microsecond=0)
+    return db.session.scalar(
+        select(func.count(Item.id)).where(
+            Item.participation_id == participation_id, Item.answered_at >= start
+        )
+    )
+
+
+def daily_cap_reached(campaign, participation, now):
+    return bool(campaign.daily_cap) and answered_today(participation.id, now) >= campaign.daily_cap
 
 
 def _check_controls(campaign, participation, item):

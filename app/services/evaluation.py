@@ -1,6 +1,11 @@
 """One volunteer step: answer the current item and get the next, in one
 transaction. Used by the HTML form and the JSON endpoint alike."""
+import functools
+import logging
+import time
 from dataclasses import dataclass
+
+from sqlalchemy.exc import DBAPIError, OperationalError
 
 from ..extensions import db
 from ..models import Output
@@ -10,7 +15,7 @@ from .rewards import ticket_numbers
 
 @dataclass
 class Step:
-    status: str  # ok, accepted, stale, dismissed, finished, closed
+    status: str  # ok, accepted, stale, dismissed, finished, closed, capped
     item: object = None
     answered: int = 0
     tickets: tuple = ()
@@ -23,9 +28,13 @@ def _finish(campaign, participation, status, now, rng, new_ticket=None, reason=N
     if participation.is_dismissed:
         status, reason = "dismissed", participation.dismissed_reason
     else:
-        item = assignment.current_or_next(campaign, participation, now, rng)
-        if item is None:
-            status = "finished" if campaign.is_serving_at(now) else "closed"
+        item = assignment.current_item(participation.id)
+        if item is None and assignment.daily_cap_reached(campaign, participation, now):
+            status = "capped"
+        elif item is None:
+            item = assignment.current_or_next(campaign, participation, now, rng)
+            if item is None:
+                status = "finished" if campaign.is_serving_at(now) else "closed"
     step = Step(
         status=status,
         item=item,
@@ -38,11 +47,41 @@ def _finish(campaign, participation, status, now, rng, new_ticket=None, reason=N
     return step
 
 
+log = logging.getLogger("bozka.evaluation")
+RETRIES = 3
+
+
+def retrying(step):
+    """Run a whole step again when the database was busy or restarted.
+
+    Every step is one transaction and an answer counts only once per item
+    token, so running it again can neither lose nor double a judgment. If
+    the database stays away, the error reaches the caller (a clean 503).
+    """
+
+    @functools.wraps(step)
+    def run(*args, **kwargs):
+        for attempt in range(RETRIES + 1):
+            try:
+                return step(*args, **kwargs)
+            except (OperationalError, DBAPIError) as exc:
+                db.session.rollback()
+                if attempt == RETRIES or not (isinstance(exc, OperationalError) or exc.connection_invalidated):
+                    raise
+                log.warning("database busy or restarted (%s); trying again", exc.__class__.__name__)
+                time.sleep(0.05 * 2 ** attempt)
+        return None
+
+    return run
+
+
+@retrying
 def show(campaign, participation_id, now, rng):
     participation = assignment.lock_participation(participation_id)
     return _finish(campaign, participation, "ok", now, rng)
 
 
+@retrying
 def answer(campaign, participation_id, token, choice, now, rng):
     participation = assignment.lock_participation(participation_id)
     outcome = assignment.submit(campaign, participation, token, choice, now)

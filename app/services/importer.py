@@ -35,6 +35,8 @@ SETTINGS = {
     "control_window": (int, 0, 0),
     "raffle_every": (int, 10, 1),
     "reservation_timeout": (int, 600, 10),
+    "daily_cap": (int, 0, 0),
+    "fast_seconds_per_word": (float, 0.0375, 0.0),
 }
 
 
@@ -153,6 +155,10 @@ def _settings(data):
                     "campaign.toml", None, "failure_cutoff must be a fraction such as \"1/3\""
                 )
             value = str(fraction)
+        elif kind is float:
+            if not isinstance(value, (int, float)) or isinstance(value, bool) or not minimum <= value < 10:
+                raise CampaignFormatError("campaign.toml", None, f"{name} must be a number from {minimum} to 10")
+            value = float(value)
         elif not isinstance(value, int) or isinstance(value, bool) or value < minimum:
             raise CampaignFormatError("campaign.toml", None, f"{name} must be an integer >= {minimum}")
         settings[name] = value

@@ -42,3 +42,10 @@ def dismissal_reason(position, answered_control, results, *, first, check_every,
     if position % check_every == 0 and failure_share(results, window) > Fraction(cutoff):
         return CONTROL_FAILURE_RATE
     return None
+
+
+def too_fast(seconds, words, seconds_per_word=0.0375, minimum=0.5):
+    """Faster than anyone can read the two translations (flagged, not punished)."""
+    if not seconds_per_word:
+        return False
+    return seconds < max(minimum, words * seconds_per_word)

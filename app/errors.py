@@ -1,0 +1,64 @@
+"""Security headers and clean error answers."""
+from flask import jsonify, render_template, request
+from flask_babel import gettext as _
+from sqlalchemy.exc import OperationalError
+
+CSP = "; ".join([
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data:",
+    "connect-src 'self'",
+    "font-src 'self'",
+    "object-src 'none'",
+    "base-uri 'self'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+])
+
+
+def _wants_json():
+    return request.path.startswith("/c/") and "/api/" in request.path
+
+
+def register(app):
+    @app.after_request
+    def security_headers(response):
+        response.headers.setdefault("Content-Security-Policy", CSP)
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+        response.headers.setdefault("X-Frame-Options", "DENY")
+        response.headers.setdefault("Referrer-Policy", "same-origin")
+        response.headers.setdefault("Permissions-Policy", "camera=(), microphone=(), geolocation=()")
+        return response
+
+    def page(status, title, message):
+        if _wants_json():
+            return jsonify({"status": "error", "message": message}), status
+        return render_template("error.html", title=title, message=message), status
+
+    @app.errorhandler(400)
+    def bad_request(error):
+        reason = getattr(error, "description", "") or ""
+        if "CSRF" in reason:
+            return page(400, _("Form expired"), _("This form is out of date or was not sent by this site. Go back, reload the page and try again."))
+        return page(400, _("Bad request"), _("The request could not be understood."))
+
+    @app.errorhandler(403)
+    def forbidden(error):
+        return page(403, _("Not allowed"), _("You do not have access to this page."))
+
+    @app.errorhandler(404)
+    def not_found(error):
+        return page(404, _("Not found"), _("There is no such page."))
+
+    @app.errorhandler(429)
+    def too_many(error):
+        return page(429, _("Too many attempts"), _("Too many attempts from your connection. Wait a few minutes and try again."))
+
+    @app.errorhandler(OperationalError)
+    def database_unavailable(error):
+        from .extensions import db
+
+        db.session.rollback()
+        app.logger.warning("database unavailable: %s", error)
+        return page(503, _("Busy"), _("The site is very busy right now and your last action was not saved. Please try again in a moment."))
