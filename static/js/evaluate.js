@@ -149,8 +149,14 @@
     list("top", data.top, prizes, i18n.nobody);
   }
 
+  var lastRank = null;
   function onMe(data) {
     list("around", data.around, prizes, i18n.unranked);
+    if (data.rank && data.rank !== lastRank) {
+      // Announced politely to screen readers; shown in the list above.
+      if (lastRank !== null) $("rank-announce").textContent = i18n.rank.replace("%(rank)s", data.rank);
+      lastRank = data.rank;
+    }
     (data.tickets || []).forEach(function (number) {
       if (!known.has(number)) {
         known.add(number);
