@@ -1,12 +1,14 @@
 """End-to-end fixtures: the real site in a subprocess and headless Chromium.
 
 The site is prepared and served exactly as a person would do it from a shell
-(``flask db upgrade``, ``flask demo``, then a server), in a fresh instance
-folder on a free loopback port. Chromium is Debian's (``/usr/bin/chromium``);
+(``flask db upgrade``, ``flask demo``, then gunicorn with one gevent
+WebSocket worker, the command ``make run`` uses), in a fresh instance folder
+on a free loopback port. Chromium is Debian's (``/usr/bin/chromium``);
 Playwright never downloads a browser here.
 """
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -31,6 +33,7 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 SCREENSHOTS = os.path.join(ROOT, "tests", "screenshots")
+_server = {}  # "log": the running server's log file
 
 
 def flask_command(*args):
@@ -38,8 +41,15 @@ def flask_command(*args):
 
 
 def serve_command(port):
-    """The one place that says how the site is served (may become gunicorn)."""
-    return flask_command("run", "--host", "127.0.0.1", "--port", str(port), "--no-reload")
+    """The one place that says how the site is served: as ``make run`` does."""
+    return [
+        os.path.join(BIN, "gunicorn"),
+        "--worker-class", "geventwebsocket.gunicorn.workers.GeventWebSocketWorker",
+        "--workers", "1",
+        "--bind", f"127.0.0.1:{port}",
+        "--access-logfile", "-",
+        "wsgi:app",
+    ]
 
 
 def _free_port():
@@ -90,6 +100,7 @@ def live_server():
     base_url = f"http://127.0.0.1:{port}"
     log_path = os.path.join(instance, "server.log")
     log = open(log_path, "w")
+    _server["log"] = log_path
     process = subprocess.Popen(
         serve_command(port), cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
         start_new_session=True,
@@ -98,14 +109,39 @@ def live_server():
         _wait_until_up(base_url + "/", process, log_path)
         yield base_url
     finally:
-        process.terminate()
+        # SIGQUIT is gunicorn's quick shutdown: open WebSockets would hold a
+        # graceful one (SIGTERM) for its whole 30 s timeout.
+        process.send_signal(signal.SIGQUIT)
         try:
             process.wait(timeout=10)
         except subprocess.TimeoutExpired:
-            process.kill()
+            os.killpg(process.pid, signal.SIGKILL)  # its own session: the master and its worker
             process.wait()
         log.close()
+        _server.pop("log", None)
         shutil.rmtree(instance, ignore_errors=True)
+
+
+def _read_server_log():
+    path = _server.get("log")
+    if not path or not os.path.exists(path):
+        return ""
+    with open(path, encoding="utf-8", errors="replace") as handle:
+        return handle.read()
+
+
+@pytest.fixture
+def server_log(live_server):
+    """A function returning everything the server has logged so far."""
+    return _read_server_log
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    if report.failed and "live_server" in getattr(item, "fixturenames", ()):
+        report.sections.append(("server log (last 60 lines)", "\n".join(_read_server_log().splitlines()[-60:])))
 
 
 @pytest.fixture(scope="session")

@@ -1,22 +1,10 @@
 """A volunteer registers on the demo campaign and judges 12 items in Chromium."""
-import csv
 import os
 import re
 
 from playwright.sync_api import expect
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-CONTROLS_TSV = os.path.join(ROOT, "app", "demo", "en-eu", "controls.tsv")
-PASSWORD = "correct horse battery 9"
-PHONE = {"width": 360, "height": 740}
-DESKTOP = {"width": 1280, "height": 800}
-
-
-def read_controls():
-    """{(source, better, worse)} from the demo campaign's controls."""
-    with open(CONTROLS_TSV, newline="", encoding="utf-8") as handle:
-        rows = csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE)
-        return {(row["source"].strip(), row["better"].strip(), row["worse"].strip()) for row in rows}
+from e2e.pages import DESKTOP, PASSWORD, PHONE, no_sideways_scrolling, read_controls
 
 
 def shoot(page, folder, name, full_page=False):
@@ -26,11 +14,6 @@ def shoot(page, folder, name, full_page=False):
     page.set_viewport_size(DESKTOP)
     page.screenshot(path=os.path.join(folder, f"{name}-desktop.png"), full_page=full_page)
     page.set_viewport_size(PHONE)
-
-
-def no_sideways_scrolling(page):
-    width = page.evaluate("document.documentElement.scrollWidth")
-    assert width <= PHONE["width"], f"{page.url} is {width} px wide on a {PHONE['width']} px phone"
 
 
 def task_bottom_on_phone(page):

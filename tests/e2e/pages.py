@@ -1,0 +1,95 @@
+"""What the end-to-end tests do on Bozka's pages, written once."""
+import csv
+import os
+import re
+
+from playwright.sync_api import expect
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+CONTROLS_TSV = os.path.join(ROOT, "app", "demo", "en-eu", "controls.tsv")
+SLUG = "demo-en-eu"
+PASSWORD = "correct horse battery 9"
+PHONE = {"width": 360, "height": 740}
+DESKTOP = {"width": 1280, "height": 800}
+FIRST, SECOND = "The first translation", "The second translation"
+
+
+def read_controls():
+    """{(source, better, worse)} from the demo campaign's controls."""
+    with open(CONTROLS_TSV, newline="", encoding="utf-8") as handle:
+        rows = csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE)
+        return {(row["source"].strip(), row["better"].strip(), row["worse"].strip()) for row in rows}
+
+
+def register(page, base_url, username):
+    """Register through the pages, from the campaign page to the instructions.
+
+    The site allows 5 registrations a minute from one address (and the whole
+    e2e run shares one server): the suite registers 4 volunteers in all.
+    """
+    page.goto(f"{base_url}/c/{SLUG}/")
+    page.get_by_role("link", name="Register", exact=True).click()
+    expect(page).to_have_url(re.compile(rf"/c/{SLUG}/register$"))
+    page.get_by_label("Public username").fill(username)
+    page.get_by_label("Email", exact=True).fill(f"{username}@example.org")
+    page.get_by_label("Password", exact=True).fill(PASSWORD)
+    page.get_by_label("Repeat the password").fill(PASSWORD)
+    page.get_by_label("Age group").select_option("26-35")
+    page.get_by_label("Level of studies").select_option("university")
+    page.get_by_label("Field of studies or work").select_option("language")
+    page.get_by_label("Your level of English").select_option("B1-B2")
+    page.get_by_label("Your level of Basque").select_option("C1-C2")
+    page.get_by_label(re.compile(r"^I agree that my answers")).check()
+    page.get_by_role("button", name="Register and start").click()
+    expect(page).to_have_url(re.compile(rf"/c/{SLUG}/instructions$"))
+    expect(page.locator("header.site")).to_contain_text(username)
+
+
+def open_evaluation(page):
+    """From the instructions to the first sentence."""
+    page.get_by_role("link", name="Show me the sentences").click()
+    expect(page).to_have_url(re.compile(rf"/c/{SLUG}/evaluate$"))
+    expect(page.get_by_role("heading", name="Which translation is better?")).to_be_visible()
+
+
+def current_item(page):
+    return tuple(
+        page.locator(selector).inner_text().strip()
+        for selector in ("#text-source", "#text-left", "#text-right")
+    )
+
+
+def token(page):
+    return page.locator("input[name=token]").input_value()
+
+
+def choose(page, controls, number):
+    """Check an answer: the better translation of a control, else alternate.
+
+    Returns True when the item was a control.
+    """
+    source, left, right = current_item(page)
+    assert source and left and right
+    if (source, left, right) in controls:
+        answer, control = FIRST, True
+    elif (source, right, left) in controls:
+        answer, control = SECOND, True
+    else:
+        answer, control = (FIRST, SECOND)[number % 2], False
+    page.get_by_label(answer).check()
+    expect(page.get_by_label(answer)).to_be_checked()
+    return control
+
+
+def judged_text(number):
+    return f"You have judged {number} {'sentence' if number == 1 else 'sentences'}."
+
+
+def no_sideways_scrolling(page, width=PHONE["width"]):
+    scroll_width = page.evaluate("document.documentElement.scrollWidth")
+    assert scroll_width <= width, f"{page.url} is {scroll_width} px wide on a {width} px screen"
+
+
+def number_in(locator):
+    """The integer shown by a locator, whatever the digit grouping."""
+    return int(re.sub(r"\D", "", locator.inner_text()))
