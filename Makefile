@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 FLASK := $(BIN)/flask --app wsgi
 STAMP := $(VENV)/.installed
 
-.PHONY: run test install catalogues chromium db demo bench clean
+.PHONY: run test install catalogues chromium axe db demo bench clean
 
 $(STAMP): requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -32,11 +32,18 @@ run: demo
 chromium:
 	bash scripts/install-chromium.sh
 
-test: catalogues chromium
+# axe-core (npm, pinned in package-lock.json) for the accessibility test.
+axe: node_modules/axe-core/axe.min.js
+node_modules/axe-core/axe.min.js: package.json package-lock.json
+	bash scripts/install-npm.sh
+	npm ci --no-audit --no-fund
+	touch $@
+
+test: catalogues chromium axe
 	$(BIN)/python -m pytest -q -p no:cacheprovider tests
 
 bench: install
 	$(BIN)/python scripts/bench/bench_judging.py
 
 clean:
-	rm -rf $(VENV) instance
+	rm -rf $(VENV) instance node_modules
