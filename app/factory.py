@@ -98,6 +98,8 @@ def create_app(overrides=None):
     app.config.update(config_module.from_env(app.instance_path))
     if overrides:
         app.config.update(overrides)
+    # One setting for both cookies: over HTTPS, the remember-me cookie is Secure too.
+    app.config.setdefault("REMEMBER_COOKIE_SECURE", app.config["SESSION_COOKIE_SECURE"])
     app.config.setdefault("LANGUAGES", available_locales(app.config["BABEL_TRANSLATION_DIRECTORIES"]))
     if app.config["SQLALCHEMY_DATABASE_URI"].startswith("sqlite"):
         app.config["SQLALCHEMY_ENGINE_OPTIONS"] = {
@@ -135,7 +137,9 @@ def create_app(overrides=None):
 
     @login_manager.user_loader
     def load_user(user_id):
-        return db.session.get(User, int(user_id))
+        from .services.security import user_from_session_id
+
+        return user_from_session_id(user_id, lambda uid: db.session.get(User, uid))
 
     from .auth import bp as auth_bp
     from .organiser import bp as organiser_bp

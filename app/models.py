@@ -48,6 +48,13 @@ class User(UserMixin, db.Model):
     def check_password(self, password):
         return check_password_hash(self.password_hash, password)
 
+    def get_id(self):
+        # The session names the password too: a new password logs out
+        # every other device (app.services.security.session_id).
+        from .services.security import session_id
+
+        return session_id(self)
+
     @property
     def is_confirmed(self):
         return self.email_confirmed_at is not None

@@ -7,7 +7,7 @@ from .. import realtime
 from ..extensions import db, limiter
 from ..models import User, utcnow
 from ..services import accounts
-from ..services.security import address_hash
+from ..services.security import address_hash, authenticate
 from ..services.summary import contribution_summary
 from ..web import campaign_or_404
 from . import bp
@@ -17,7 +17,10 @@ from .forms import LoginForm, PostForm, RegisterForm, ResetForm, ResetRequestFor
 
 def _safe_next(default):
     target = request.values.get("next", "")
-    if target.startswith("/") and not target.startswith("//"):
+    # A path on this site only: browsers read "//host", "/\\host" and
+    # control characters as other sites.
+    if target.startswith("/") and not target.startswith("//") and "\\" not in target \
+            and target.isprintable():
         return target
     return default
 
@@ -53,7 +56,7 @@ def login():
     form = LoginForm()
     if form.validate_on_submit():
         user = db.session.scalar(select(User).where(User.email == form.email.data.strip().lower()))
-        if user is not None and user.check_password(form.password.data):
+        if authenticate(user, form.password.data):
             _log_in(user, remember=form.remember.data)
             return redirect(_safe_next(url_for("volunteer.home")))
         flash(_("Wrong email or password."), "error")
@@ -183,5 +186,6 @@ def set_language():
         if current_user.is_authenticated:
             current_user.locale = code
             db.session.commit()
-        target.set_cookie(LANGUAGE_COOKIE, code, max_age=365 * 24 * 3600, samesite="Lax", httponly=True)
+        target.set_cookie(LANGUAGE_COOKIE, code, max_age=365 * 24 * 3600, samesite="Lax", httponly=True,
+                          secure=current_app.config["SESSION_COOKIE_SECURE"])
     return target

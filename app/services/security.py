@@ -2,7 +2,10 @@
 import hashlib
 import hmac
 import os
+import secrets
 from functools import lru_cache
+
+from werkzeug.security import check_password_hash, generate_password_hash
 
 from ..extensions import db
 from ..models import AuditLog, utcnow
@@ -27,6 +30,40 @@ def password_problem(password, username=None, email=None):
     if username and lowered == username.lower() or email and lowered == email.lower():
         return "personal"
     return None
+
+
+@lru_cache(maxsize=1)
+def _stand_in_hash():
+    return generate_password_hash(secrets.token_hex(16), method="scrypt")
+
+
+def authenticate(user, password):
+    """True when ``password`` is the user's. With no user, a stand-in hash is
+    checked all the same, so an unknown email takes as long as a wrong
+    password and the answer tells nothing about which emails exist."""
+    if user is None:
+        check_password_hash(_stand_in_hash(), password)
+        return False
+    return user.check_password(password)
+
+
+def session_id(user):
+    """What the session and the remember-me cookie store for a user: the id
+    and a digest of the password hash, so that changing the password (a
+    reset after an account was taken over) logs every other device out."""
+    digest = hashlib.sha256(user.password_hash.encode()).hexdigest()[:16]
+    return f"{user.id}:{digest}"
+
+
+def user_from_session_id(value, get_user):
+    """The user a session names, or None when the password has changed since."""
+    user_id, _sep, digest = str(value).partition(":")
+    if not user_id.isdigit() or not digest:
+        return None
+    user = get_user(int(user_id))
+    if user is None or not hmac.compare_digest(session_id(user), f"{user_id}:{digest}"):
+        return None
+    return user
 
 
 def address_hash(secret_key, address):

@@ -1,0 +1,25 @@
+"""Fixtures of the security tests (issue 8).
+
+The shared ``app`` fixture (tests/conftest.py) turns rate limits off; the
+tests here that need them use ``limited_app``, built with ``RATELIMIT_ENABLED``.
+"""
+import pytest
+
+from app import realtime
+from app.extensions import db
+from app.services import dashboard
+from security_helpers import build_app
+
+
+@pytest.fixture
+def limited_app(tmp_path):
+    """The site with its rate limits on, as in production."""
+    app = build_app(tmp_path, RATELIMIT_ENABLED=True)
+    realtime.reset()
+    dashboard.forget()
+    with app.app_context():
+        db.drop_all()
+        db.create_all()
+        yield app
+        db.session.remove()
+        db.drop_all()

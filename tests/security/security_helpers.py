@@ -1,0 +1,168 @@
+"""Helpers of the security tests (imported as ``security_helpers``)."""
+
+import os
+import random
+import re
+from html.parser import HTMLParser
+
+from sqlalchemy import func, select
+
+from app import create_app, realtime
+from app.extensions import db
+from app.services import accounts, dashboard
+
+STRONG = "correct horse 1"
+
+# Hostile text: markup, script, links, event handlers, template syntax,
+# bidirectional overrides, zero-width characters, spreadsheet formulas and a
+# very long string. No tabs or newlines (the campaign files are line based).
+PAYLOADS = [
+    '<script>alert("xss-1")</script>',
+    '<img src=x onerror=alert("xss-2")>',
+    '<a href="javascript:alert(3)">xss-3</a>',
+    'javascript:alert("xss-4")',
+    '"><svg onload=alert("xss-5")>',
+    "'><body onload='alert(6)'>",
+    '</script><script>alert("xss-7")</script>',
+    '<iframe src="http://evil.example/"></iframe>',
+    '<style>body{display:none}</style>xss-9',
+    "{{ config.SECRET_KEY }} {% raw %}xss-10",
+    "&lt;b&gt;already-escaped&lt;/b&gt; &amp; xss-11",
+    "abc\u202edcba xss-12",  # right-to-left override
+    "zero\u200bwidth\u200c\u200d\u2060\ufeff xss-13",
+    '=HYPERLINK("http://evil.example","xss-14")',
+    '+SUM(1+1)*cmd|" /C calc"!A0 xss-15',
+    "-2+3 xss-16",
+    "@SUM(1) xss-17",
+    "\u2067isolate\u2069 \u202bembed\u202c xss-18",
+    "L" * 4000 + " xss-19",
+]
+
+# Elements that must never come from data (the site's own pages have none
+# of these outside the templates' own markup, checked separately).
+DANGEROUS_TAGS = {"script", "iframe", "img", "svg", "style", "object", "embed", "frame", "base", "meta"}
+
+
+class PageScan(HTMLParser):
+    """Tags, attributes and text of a page, with each text's open elements."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.tags = []  # (tag, attrs)
+        self.texts = []  # (text, [(tag, attrs) of open elements])
+        self.stack = []
+
+    VOID = {"br", "hr", "img", "input", "link", "meta", "source", "wbr", "area", "base", "col", "embed", "track"}
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+        if tag not in self.VOID:
+            self.stack.append((tag, dict(attrs)))
+
+    def handle_startendtag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+
+    def handle_endtag(self, tag):
+        for index in range(len(self.stack) - 1, -1, -1):
+            if self.stack[index][0] == tag:
+                del self.stack[index:]
+                break
+
+    def handle_data(self, data):
+        self.texts.append((data, list(self.stack)))
+
+
+def scan(html):
+    parser = PageScan()
+    parser.feed(html)
+    parser.close()
+    return parser
+
+
+def assert_inert(html, expected=(), where=""):
+    """No markup from data: only the site's own tags and attributes; every
+    expected payload present as text; bidi controls isolated."""
+    page = scan(html)
+    assert [tag for tag, _attrs in page.tags].count("body") <= 1, f"{where}: a second <body>"
+    for tag, attrs in page.tags:
+        if tag == "meta" and set(attrs) <= {"charset", "name", "content"} and attrs.get("name") != "refresh":
+            continue
+        assert tag not in DANGEROUS_TAGS or (
+            tag == "script" and (attrs.get("src", "").startswith("/static/") or attrs.get("type") == "application/json")
+        ), f"{where}: a <{tag}> element {attrs}"
+        for name, value in attrs.items():
+            assert not name.startswith("on"), f"{where}: event handler {name}={value!r} on <{tag}>"
+            if name in ("href", "src", "action", "formaction"):
+                assert not (value or "").strip().lower().startswith("javascript:"), f"{where}: {name}={value!r}"
+    text = "".join(data for data, _stack in page.texts)
+    for payload in expected:
+        assert payload in text, f"{where}: {payload[:60]!r} is not shown as text"
+    for data, stack in page.texts:
+        if re.search("[\u202a-\u202e\u2066-\u2069]", data):
+            assert any(tag == "bdi" or "dir" in attrs for tag, attrs in stack), (
+                f"{where}: a bidirectional control outside an isolating element: {data[:60]!r}"
+            )
+    return page
+
+
+def build_app(tmp_path, **overrides):
+    """An app like tests/conftest.py's, with overrides (rate limits on, ...)."""
+    database = os.environ.get("BOZKA_TEST_DATABASE_URL") or f"sqlite:///{tmp_path / 'test.sqlite3'}"
+    config = {
+        "TESTING": True,
+        "SQLALCHEMY_DATABASE_URI": database,
+        "SECRET_KEY": "test-secret",
+        "BOZKA_RANDOM_SEED": 1,
+        "SERVER_NAME": "localhost",
+        "SOCKETIO_MESSAGE_QUEUE": None,
+        "SOCKETIO_ASYNC_MODE": "threading",
+        "BOZKA_REALTIME_TICKER": False,
+        "RATELIMIT_ENABLED": False,
+        "RATELIMIT_STORAGE_URI": "memory://",
+    }
+    config.update(overrides)
+    app = create_app(config)
+    app.extensions["bozka_rng"] = random.Random(1)
+
+    @app.before_request
+    def fresh_g():
+        from flask import g
+
+        for name in list(vars(g)):
+            delattr(g, name)
+
+    return app
+
+
+def make_staff(role="organiser", name=None, password=STRONG):
+    name = name or role
+    user = accounts.create_user(f"{name}@example.org", name, password, role=role)
+    db.session.commit()
+    return user
+
+
+def login(client, email, password=STRONG):
+    from helpers import csrf_token
+
+    token = csrf_token(client, "/login")
+    return client.post("/login", data={"csrf_token": token, "email": email, "password": password})
+
+
+def row_counts():
+    """Rows in every table: to show that a refused request changed nothing."""
+    db.session.rollback()
+    counts = {}
+    for table in db.metadata.sorted_tables:
+        counts[table.name] = db.session.scalar(select(func.count()).select_from(table))
+    return counts
+
+
+def add_campaign(tmp_path, name="campaign", **kwargs):
+    """A small campaign (helpers.write_campaign) in the current app."""
+    from app.services.importer import create_campaign, read_campaign
+    from helpers import write_campaign
+
+    folder = write_campaign(str(tmp_path / name), **kwargs)
+    campaign = create_campaign(read_campaign(folder))
+    db.session.commit()
+    return campaign
