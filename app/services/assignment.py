@@ -6,6 +6,15 @@ The first statement of a volunteer's transaction is ``lock_participation``:
 on PostgreSQL it locks the volunteer's row, on SQLite it takes the write
 lock, so one volunteer's requests are serialised and the counters below are
 only ever changed under a lock.
+
+Several server processes on PostgreSQL: a sentence's row is locked before
+any of its slots' rows, always in that order, so counters move together and
+transactions do not deadlock on them. A volunteer looking for work skips
+sentences and expired reservations that another transaction holds right now
+(``FOR UPDATE SKIP LOCKED``) instead of queueing behind it, and waits only
+when nothing else is free. SQLite has one writer at a time and ignores these
+clauses. Unique constraints back the rules: one item per position and per
+sentence for a volunteer, one ticket per number.
 """
 import secrets
 from dataclasses import dataclass, field
@@ -31,7 +40,7 @@ def lock_participation(participation_id):
     return db.session.execute(
         select(Participation)
         .where(Participation.id == participation_id)
-        .with_for_update()
+        .with_for_update(of=Participation)  # not the joined user row
         .execution_options(populate_existing=True)
     ).scalar_one()
 
@@ -60,8 +69,17 @@ def _bump_sentence(sentence_id, pending_delta, collected_delta=0):
     )
 
 
+def lock_sentence(sentence_id, skip_locked=False):
+    """Lock a sentence's row (and so its slots: see the module docstring).
+    With ``skip_locked``, return False at once if another transaction holds it."""
+    query = select(Sentence.id).where(Sentence.id == sentence_id)
+    query = query.with_for_update(skip_locked=True) if skip_locked else query.with_for_update()
+    return db.session.execute(query).first() is not None
+
+
 def _change_holds(slot_id, sentence_id, pending_delta, collected_delta=0):
-    """Move a slot's and its sentence's counters together."""
+    """Move a slot's and its sentence's counters together (sentence first)."""
+    _bump_sentence(sentence_id, pending_delta, collected_delta)
     db.session.execute(
         update(Slot)
         .where(Slot.id == slot_id)
@@ -71,7 +89,6 @@ def _change_holds(slot_id, sentence_id, pending_delta, collected_delta=0):
         )
         .execution_options(synchronize_session=False)
     )
-    _bump_sentence(sentence_id, pending_delta, collected_delta)
 
 
 def release_hold(item):
@@ -89,17 +106,29 @@ def release_hold(item):
 
 
 def release_expired(campaign_id, now):
-    """Free the slots of reservations that timed out (an indexed look-up)."""
+    """Free the slots of reservations that timed out (an indexed look-up).
+
+    Every request that serves an item does this, in whatever process: it
+    never waits, skipping reservations and sentences that another
+    transaction holds (that one, or a later request, frees them), and each
+    hold is released once (``release_hold``)."""
     expired = db.session.scalars(
-        select(Item).where(
+        select(Item)
+        .where(
             Item.campaign_id == campaign_id,
             Item.holding.is_(True),
             Item.expires_at < now,
         )
+        .order_by(Item.id)
+        .with_for_update(skip_locked=True)
     ).all()
+    released = 0
     for item in expired:
+        if item.sentence_id is not None and not lock_sentence(item.sentence_id, skip_locked=True):
+            continue
         release_hold(item)
-    return len(expired)
+        released += 1
+    return released
 
 
 def choose_slot(slots, rng):
@@ -111,6 +140,9 @@ def choose_slot(slots, rng):
 
 
 def _next_sentence(campaign_id, participation_id, skip):
+    """The fullest open sentence the volunteer has not seen, locked. One that
+    another volunteer's transaction holds is passed over (the next fullest is
+    as good); only when every candidate is held does this wait for one."""
     seen = exists().where(
         Item.participation_id == participation_id, Item.sentence_id == Sentence.id
     )
@@ -119,10 +151,14 @@ def _next_sentence(campaign_id, participation_id, skip):
         .where(Sentence.campaign_id == campaign_id, Sentence.is_open.is_(True), ~seen)
         .order_by(Sentence.collected.desc(), Sentence.id)
         .limit(1)
+        .execution_options(populate_existing=True)
     )
     if skip:
         query = query.where(Sentence.id.not_in(skip))
-    return db.session.scalars(query).first()
+    sentence = db.session.scalars(query.with_for_update(of=Sentence, skip_locked=True)).first()
+    if sentence is None and db.session.get_bind().dialect.name != "sqlite":
+        sentence = db.session.scalars(query.with_for_update(of=Sentence)).first()
+    return sentence
 
 
 def _serve_test(campaign, participation, rng):
@@ -131,12 +167,15 @@ def _serve_test(campaign, participation, rng):
         sentence = _next_sentence(campaign.id, participation.id, skip)
         if sentence is None:
             return None
+        # The sentence is locked, so its slots' counters are current.
         slots = db.session.scalars(
-            select(Slot).where(
+            select(Slot)
+            .where(
                 Slot.sentence_id == sentence.id,
                 Slot.identical.is_(False),
                 Slot.pending < Slot.target,
             )
+            .execution_options(populate_existing=True)
         ).all()
         slot = choose_slot(slots, rng)
         if slot is not None:
@@ -255,7 +294,8 @@ def submit(campaign, participation, token, choice, now):
     if not answered:
         return Outcome("stale")
     if item.slot_id is not None:
-        slot = db.session.get(Slot, item.slot_id)
+        lock_sentence(item.sentence_id)
+        slot = db.session.get(Slot, item.slot_id, populate_existing=True)
         if slot.collected >= slot.target:
             campaign.over_collected = Campaign.over_collected + 1
         # A held slot turns from pending into collected; an expired hold
