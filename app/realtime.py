@@ -21,6 +21,7 @@ _interest = set()  # campaigns this process touched: it makes sure they are broa
 _connected = {}  # campaign id -> {participation id: (user id, socket count)}, this process
 _last_personal = {}  # (campaign id, participation id) -> last payload sent
 _personal_seen = {}  # campaign id -> change version of the last personal pass
+_personal_due = set()  # (campaign id, participation id) whose own data changed (this process)
 _state_lock = threading.Lock()
 _ticker = {"started": False, "generation": 0}
 stats = {"ranking_broadcasts": 0, "personal_emits": 0}
@@ -95,12 +96,16 @@ def user_room(user_id):
     return f"user:{user_id}"
 
 
-def touch(campaign_id):
-    """Something in the campaign's ranking or progress changed. Never fails:
-    with Redis down, judging goes on and live updates resume with it."""
+def touch(campaign_id, participation_id=None):
+    """Something in the campaign's ranking or progress changed (and, given
+    ``participation_id``, that volunteer's own data: count, tickets,
+    dismissal). Never fails: with Redis down, judging goes on and live
+    updates resume with it."""
     leaderboard.invalidate(campaign_id)
     with _state_lock:
         _interest.add(campaign_id)
+        if participation_id is not None:
+            _personal_due.add((campaign_id, participation_id))
     try:
         _store().bump(campaign_id)
     except Exception as exc:  # noqa: BLE001 (a message queue outage)
@@ -144,6 +149,11 @@ def flush(interval=1.0):
         if _connected.get(campaign_id) and _personal_seen.get(campaign_id) != version:
             _personal_seen[campaign_id] = version
             personal_updates(campaign_id, ranking)
+        with _state_lock:  # volunteers with no socket here: nothing to send them
+            members = _connected.get(campaign_id, {})
+            _personal_due.difference_update(
+                [key for key in _personal_due if key[0] == campaign_id and key[1] not in members]
+            )
     return made
 
 
@@ -184,6 +194,10 @@ def _send_personal(ranking, campaign_id, participation_id, user_id, force=False,
     key = (campaign_id, participation_id)
     rank = ranking.rank_of(participation_id)
     previous = _last_personal.get(key)
+    with _state_lock:
+        if key in _personal_due:
+            _personal_due.discard(key)
+            previous = None  # their own data changed: compare the whole payload
     # Cheap test first: rank and neighbourhood unchanged means nothing to send,
     # unless this volunteer judged (their count or tickets changed).
     around = ranking.around(participation_id)
@@ -233,6 +247,7 @@ def reset():
         _changes["store"] = None
         _interest.clear()
         _personal_seen.clear()
+        _personal_due.clear()
         _connected.clear()
         _last_personal.clear()
         stats.update(ranking_broadcasts=0, personal_emits=0)

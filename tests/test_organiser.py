@@ -126,7 +126,8 @@ def test_dashboard_figures(app, make_campaign):
     assert age["26-35"]["count"] == 4 and age["26-35"]["percent"] == 100.0
     assert sum(n for _, n in data["per_minute"]) == 4 * 12
     assert sum(b["count"] for b in data["sentences"]["bins"]) == 20
-    assert [row["c"] for row in data["top"]] == [12, 12, 12, 12]
+    assert [row["count"] for row in data["top"]] == [12, 12, 12, 12]
+    assert {row["username"] for row in data["top"]} == {p.user.username for p in people}
     # Incremental: a second call counts no answer twice.
     again = dashboard.summary(campaign, utcnow())
     assert sum(n for _, n in again["per_minute"]) == 4 * 12

@@ -1,4 +1,5 @@
 """The live game over Socket.IO: ranking, progress, personal data."""
+import re
 import time
 from datetime import datetime, timedelta
 
@@ -178,3 +179,108 @@ def test_burst_of_100_judgments_yields_a_bounded_number_of_broadcasts(app, make_
     assert len(received) == broadcasts < 100
     assert received[-1]["collected"] == sum(1 for _ in range(100)) - 4 * 7  # controls at 1,2,5,...,25
     realtime.reset()
+
+
+def test_a_hidden_name_is_anonymous_to_others_but_not_to_oneself(app, make_campaign):
+    make_campaign(sentences=30)
+    alice, bob = _login_client(app, n=1), _login_client(app, n=2)
+    _judge(alice, 3)
+    _judge(bob, 4)
+    # Alice hides her name from the evaluation page's own form: back to it.
+    token = csrf_token(alice, "/c/test/evaluate")
+    response = alice.post("/c/test/ranking-visibility", data={"csrf_token": token, "hide": "1", "back": "evaluate"})
+    assert response.status_code == 302 and response.headers["Location"].endswith("/c/test/evaluate")
+    assert db.session.scalar(select(User.hide_from_ranking).where(User.username == "vol1")) is True
+    alice_socket, bob_socket = _socket(app, alice), _socket(app, bob)
+    realtime.flush()
+    public = _events(bob_socket, "ranking")[-1]
+    assert [(row["n"], row["c"]) for row in public["top"]] == [("vol2", 4), (None, 3)]
+    assert "vol1" not in str(_events(bob_socket, "ranking")) + str(_events(bob_socket, "me"))
+    # Alice still sees her own position, under her own name.
+    mine = _events(alice_socket, "me")[-1]
+    assert mine["rank"] == 2 and {"r": 2, "n": "vol1", "c": 3, "me": True} in mine["around"]
+    # The pages say the same: anonymous for Bob, her name for Alice.
+    bob_page = bob.get("/c/test/evaluate").get_data(as_text=True)
+    assert "vol1" not in bob_page and "anonymous" in bob_page
+    alice_page = alice.get("/c/test/evaluate").get_data(as_text=True)
+    around = alice_page[alice_page.index('id="around"'):]
+    assert re.search(r'<li class="me[^"]*">\s*<span class="rank">2</span> <bdi class="name">vol1</bdi>', around)
+    assert "Show my name in the public ranking" in alice_page
+    # A newcomer who hides their name is an anonymous last comer.
+    carol = app.test_client()
+    register(carol, username="carol", email="carol@example.org")
+    carol.post("/c/test/ranking-visibility", data={"csrf_token": csrf_token(carol, "/c/test/welcome"), "hide": "1"})
+    realtime.flush()
+    assert _events(bob_socket, "ranking")[-1]["last"] == {"n": None}
+    # And showing the name again brings it back for everybody.
+    alice.post("/c/test/ranking-visibility", data={"csrf_token": token, "hide": "0"})
+    realtime.flush()
+    assert _events(bob_socket, "ranking")[-1]["top"][1]["n"] == "vol1"
+
+
+def test_the_top_five_are_marked_as_prize_winners(app, make_campaign):
+    make_campaign()
+    campaign, people = _ranked(app, [20, 19, 18, 17, 16, 15, 14])
+    payload = leaderboard.get(campaign.id).public_payload()
+    assert payload["prizes"] == 5 and len(payload["top"]) == 7
+    client = app.test_client()
+    register(client, username="viewer", email="viewer@example.org")
+    page = client.get("/c/test/evaluate").get_data(as_text=True)
+    top = page[page.index('id="top"'):page.index("</ol>", page.index('id="top"'))]
+    assert top.count('class="prize"') == 5 and top.count("<li") == 7
+    assert "The top 5 win the prizes." in page
+
+
+def test_a_judgments_request_never_waits_for_a_broadcast(app, make_campaign, monkeypatch):
+    """Answering only marks the campaign as changed: every emit happens
+    outside the HTTP request, in the ticker (here: an explicit flush)."""
+    from flask import has_request_context, request
+
+    make_campaign(sentences=20)
+    alice, bob = _login_client(app, n=1), _login_client(app, n=2)
+    bob_socket = _socket(app, bob)
+    bob_socket.get_received()
+    emits = []
+    original = socketio.emit
+
+    def recording_emit(event, *args, **kwargs):
+        emits.append((event, request.path if has_request_context() else None))
+        return original(event, *args, **kwargs)
+
+    monkeypatch.setattr(socketio, "emit", recording_emit)
+    _judge(alice, 12)  # ten answers, a ticket, controls: all through /api/judgment
+    assert emits == [] and bob_socket.get_received() == []
+    realtime.flush()
+    assert ("ranking", None) in emits and all(path is None for _event, path in emits)
+
+
+def test_a_reconnected_socket_catches_up_at_once(app, make_campaign):
+    make_campaign(sentences=30)
+    alice, bob = _login_client(app, n=1), _login_client(app, n=2)
+    alice_socket = _socket(app, alice)
+    alice_socket.disconnect()
+    _judge(alice, 10)  # while disconnected
+    _judge(bob, 2)
+    realtime.flush()
+    again = _socket(app, alice)
+    assert _events(again, "me")[-1] == {
+        "rank": 1, "count": 10, "tickets": [1],
+        "around": [{"r": 1, "n": "vol1", "c": 10, "me": True}, {"r": 2, "n": "vol2", "c": 2}],
+    }
+    assert _events(again, "ranking")[-1]["collected"] == 10 - 4  # controls at items 1, 2, 5, 10; Bob: two controls
+
+
+def test_a_dismissed_volunteer_cannot_join_and_is_told(app, make_campaign):
+    make_campaign(sentences=20)
+    alice = _login_client(app, n=1)
+    alice_socket = _socket(app, alice)
+    csrf = csrf_token(alice, "/c/test/welcome")
+    item = alice.get("/c/test/api/item").get_json()["item"]
+    better = set(db.session.scalars(select(Control.better)))
+    wrong = "left" if item["right"] in better else "right"
+    assert alice.post("/c/test/api/judgment", json={"token": item["token"], "choice": wrong},
+                      headers={"X-CSRFToken": csrf}).get_json()["status"] == "dismissed"
+    realtime.flush()
+    assert _events(alice_socket, "me")[-1]["dismissed"] is True
+    fresh = socketio.test_client(app, flask_test_client=alice)
+    assert fresh.emit("join", {"campaign": "test"}, callback=True) == {"ok": False, "error": "not a participant"}

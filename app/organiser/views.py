@@ -24,7 +24,10 @@ def index():
             select(Participation.campaign_id, func.count()).group_by(Participation.campaign_id)
         ).all()
     )
-    campaigns = db.session.scalars(select(Campaign).order_by(Campaign.created_at)).all()
+    query = select(Campaign).order_by(Campaign.created_at)
+    if current_user.role != "organiser":  # drafts are the organisers' alone
+        query = query.where(Campaign.status != "draft")
+    campaigns = db.session.scalars(query).all()
     return render_template("organiser/index.html", campaigns=campaigns, volunteers=volunteers)
 
 

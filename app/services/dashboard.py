@@ -16,6 +16,7 @@ from ..choices import AGE_GROUPS, LANGUAGE_LEVELS, STUDIES_FIELDS, STUDIES_LEVEL
 from ..extensions import db
 from ..models import Item, Participation, RaffleCommitment, Sentence, Slot, Ticket, User
 from . import leaderboard
+from .pseudonyms import pseudonym
 
 CONTRIBUTION_BANDS = [(1, 25), (26, 100), (101, 250), (251, 600), (601, None)]
 ACTIVE_MINUTES = 5
@@ -107,9 +108,21 @@ def summary(campaign, now):
         "pairs": pair_completion(campaign),
         "sentences": sentence_histogram(campaign),
         "per_minute": answers_per_minute(campaign.id, now),
-        "top": leaderboard.get(campaign.id).top(leaderboard.PRIZES),
+        "top": top_contributors(campaign),
         "raffle": raffle_state(campaign),
     }
+
+
+def top_contributors(campaign, n=leaderboard.PRIZES):
+    """The prize winners, from the cached ranking. Each row carries both the
+    username (organisers award the prizes) and the export pseudonym (all a
+    researcher is shown); ``hidden`` says the volunteer hides their name
+    from the public ranking."""
+    return [
+        {"rank": i + 1, "username": entry.name, "hidden": entry.hidden,
+         "volunteer": pseudonym(campaign, entry.user_id), "count": entry.count}
+        for i, entry in enumerate(leaderboard.get(campaign.id).entries[:n])
+    ]
 
 
 def pair_completion(campaign):

@@ -119,7 +119,7 @@ def evaluate(slug):
 def _answer(campaign, participation, token, choice):
     step = evaluation.answer(campaign, participation.id, token, choice, utcnow(), rng())
     if step.status in ("accepted", "dismissed"):
-        realtime.touch(campaign.id)  # the broadcast happens later, coalesced
+        realtime.touch(campaign.id, participation.id)  # the broadcast happens later, coalesced
     return step
 
 
@@ -138,7 +138,8 @@ def ranking_visibility(slug):
             else _("Your name is shown in the public ranking."),
             "info",
         )
-    return redirect(url_for("volunteer.welcome", slug=slug))
+    back = "volunteer.evaluate" if request.form.get("back") == "evaluate" else "volunteer.welcome"
+    return redirect(url_for(back, slug=slug))
 
 
 @bp.route("/c/<slug>/api/item")

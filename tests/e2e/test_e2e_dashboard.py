@@ -1,0 +1,146 @@
+"""The organisers' dashboard follows a volunteer live, in headless Chromium.
+
+An organiser keeps the dashboard open (never reloaded) while a volunteer
+joins and judges in another browser context: the registered count, the
+judgments, the contribution bands, the chart and the top contributors change
+on the dashboard without a reload. An announcement the organiser types
+reaches the volunteer's page at once, as text. Along the way, the
+volunteer's answer whose response is lost on the way back is sent again and
+counted once. The accounts are made with ``flask user create`` on the
+live site, as an operator would.
+"""
+import os
+import re
+import time
+
+from playwright.sync_api import expect
+
+from e2e.pages import (
+    DESKTOP, PASSWORD, PHONE, SLUG, choose, judged_text, no_sideways_scrolling, open_evaluation, read_controls,
+)
+
+LIVE = 8_000  # ms: a broadcast interval (1 s), then the panel's fetch, with a generous margin
+ORGANISER = ("dash.organiser", "dash.organiser@example.org")
+VOLUNTEER = ("amaia.dash", "amaia.dash@example.org")
+
+
+def log_in(page, base_url, email):
+    page.goto(f"{base_url}/login")
+    page.get_by_label("Email", exact=True).fill(email)
+    page.get_by_label("Password", exact=True).fill(PASSWORD)
+    page.get_by_role("button", name="Log in").click()
+    expect(page.locator("header.site")).to_contain_text("Log out")
+
+
+def figure(page, name):
+    """The first number of a dashboard figure ("1,234 / 6,000" gives 1234)."""
+    text = page.locator(f"#panel [data-figure={name}]").inner_text()
+    return int(re.sub(r"\D", "", text.split("/")[0]))
+
+
+def band_count(page, band):
+    row = page.locator("#panel table", has=page.locator("caption", has_text="Judgments per volunteer")).locator(
+        "tr", has=page.locator("td", has_text=re.compile(rf"^{re.escape(band)}$")))
+    return int(row.locator("td").nth(1).inner_text())
+
+
+def test_dashboard_updates_live_while_a_volunteer_judges(browser, live_server, site_cli, screenshots, server_log):
+    for (username, email), role in ((ORGANISER, "organiser"), (VOLUNTEER, "volunteer")):
+        site_cli("user", "create", "--role", role, "--email", email, "--username", username, "--password", PASSWORD)
+    controls = read_controls()
+    organiser_context = browser.new_context(viewport=DESKTOP, locale="en-GB")
+    volunteer_context = browser.new_context(viewport=PHONE, locale="en-GB")
+    for context in (organiser_context, volunteer_context):
+        context.set_default_timeout(10_000)
+    dash, page = organiser_context.new_page(), volunteer_context.new_page()
+    try:
+        # The organiser opens the dashboard and keeps it open from now on.
+        log_in(dash, live_server, ORGANISER[1])
+        dash.goto(f"{live_server}/organiser/")
+        dash.locator(f"a[href$='/organiser/c/{SLUG}/']").click()
+        expect(dash).to_have_url(re.compile(rf"/organiser/c/{SLUG}/$"))
+        expect(dash.get_by_role("heading", name="Totals")).to_be_visible()
+        navigations = []
+        dash.on("framenavigated", lambda frame: navigations.append(frame.url) if frame == dash.main_frame else None)
+        dash.evaluate("window.__e2e = 'dashboard-never-reloaded'")
+        registered, judgments = figure(dash, "registered"), figure(dash, "judgments")
+        low_band = band_count(dash, "1-25")
+        expect(dash.locator("#dash-top li", has_text=VOLUNTEER[0])).to_have_count(0)
+
+        # The volunteer logs in and joins: one more registered volunteer, live.
+        log_in(page, live_server, VOLUNTEER[1])
+        page.goto(f"{live_server}/c/{SLUG}/join")
+        page.get_by_label("Your level of English").select_option("B1-B2")
+        page.get_by_label("Your level of Basque").select_option("C1-C2")
+        page.get_by_label(re.compile(r"^I agree that my answers")).check()
+        page.get_by_role("button", name="Take part").click()
+        open_evaluation(page)
+        expect(dash.locator("#panel [data-figure=registered]")).to_have_text(str(registered + 1), timeout=LIVE)
+
+        # The first answer's response is lost on its way back (the server got
+        # it): the page keeps the answer, sends it again, and it counts once.
+        lost = {"done": False}
+
+        def lose_first_response(route):
+            if not lost["done"]:
+                lost["done"] = True
+                route.fetch()  # the request reaches the server ...
+                route.abort("connectionreset")  # ... but the page never sees the answer
+            else:
+                route.continue_()
+
+        page.route(re.compile(rf"/c/{SLUG}/api/judgment$"), lose_first_response)
+        controls_seen = 0
+        for number in range(1, 6):
+            before = page.locator("input[name=token]").input_value()
+            controls_seen += choose(page, controls, number)
+            page.get_by_role("button", name="Next").click()
+            expect(page.locator(".mine")).to_contain_text(judged_text(number))
+            expect(page.locator("input[name=token]")).not_to_have_value(before)
+            if number == 1:
+                assert lost["done"]
+                page.unroute(re.compile(rf"/c/{SLUG}/api/judgment$"))
+        tests = 5 - controls_seen
+        assert tests >= 1, "the demo serves controls at items 1, 2 and 5 only"
+
+        # The dashboard, never reloaded, shows the five answers.
+        expect(dash.locator("#panel [data-figure=judgments]")).to_contain_text(
+            re.compile(rf"^\s*{judgments + tests:,} /"), timeout=LIVE)
+        top = dash.locator("#dash-top li", has_text=VOLUNTEER[0])
+        expect(top).to_have_count(1, timeout=LIVE)
+        expect(top.locator(".count")).to_have_text("5")
+        assert band_count(dash, "1-25") == low_band + 1
+        assert dash.locator("#panel svg.chart rect").count() >= 1
+        expect(dash.locator("#panel svg.chart")).to_contain_text(re.compile(r"\d+"))
+        assert navigations == [], f"the dashboard navigated: {navigations}"
+        assert dash.evaluate("window.__e2e") == "dashboard-never-reloaded"
+        # The lost response changed nothing: five answers in the database.
+        fresh = volunteer_context.new_page()
+        try:
+            fresh.goto(f"{live_server}/c/{SLUG}/welcome")
+            expect(fresh.locator(".mine")).to_contain_text(judged_text(5))
+        finally:
+            fresh.close()
+
+        # An announcement reaches the volunteer's open page at once, as text.
+        dash.get_by_label("Announcement to every connected volunteer").fill("<b>Prizes</b> on Friday")
+        dash.get_by_role("button", name="Send to everyone now").click()
+        expect(dash.locator(".flash", has_text="Announcement sent.")).to_be_visible()
+        announcement = page.locator("#notices .flash-announcement")
+        expect(announcement).to_have_text("<b>Prizes</b> on Friday", timeout=LIVE)
+        expect(announcement.locator("b")).to_have_count(0)
+
+        # Screenshots of the dashboard, desktop and phone.
+        dash.goto(f"{live_server}/organiser/c/{SLUG}/")
+        dash.screenshot(path=os.path.join(screenshots, "dashboard-desktop.png"))
+        dash.screenshot(path=os.path.join(screenshots, "dashboard-desktop-full.png"), full_page=True)
+        dash.set_viewport_size(PHONE)
+        dash.evaluate("window.scrollTo(0, 0)")
+        time.sleep(0.2)
+        dash.screenshot(path=os.path.join(screenshots, "dashboard-phone.png"))
+        no_sideways_scrolling(dash)
+    finally:
+        organiser_context.close()
+        volunteer_context.close()
+    log = server_log()
+    assert "Traceback" not in log and "broadcast failed" not in log, log[-3000:]
