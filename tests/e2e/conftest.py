@@ -101,6 +101,7 @@ def live_server():
         done = subprocess.run(step, cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
         assert done.returncode == 0, f"{' '.join(step)} failed:\n{done.stdout}\n{done.stderr}"
 
+    _server["env"] = env
     port = _free_port()
     base_url = f"http://127.0.0.1:{port}"
     log_path = os.path.join(instance, "server.log")
@@ -124,7 +125,22 @@ def live_server():
             process.wait()
         log.close()
         _server.pop("log", None)
+        _server.pop("env", None)
         shutil.rmtree(instance, ignore_errors=True)
+
+
+@pytest.fixture
+def site_cli(live_server):
+    """Run a ``flask`` command on the live site's own instance (database),
+    as its operator would from a shell; returns its standard output."""
+
+    def run(*args):
+        done = subprocess.run(flask_command(*args), cwd=ROOT, env=_server["env"], capture_output=True,
+                              text=True, timeout=60, stdin=subprocess.DEVNULL)
+        assert done.returncode == 0, f"flask {' '.join(args)} failed:\n{done.stdout}\n{done.stderr}"
+        return done.stdout
+
+    return run
 
 
 def _read_server_log():
