@@ -4,7 +4,7 @@ import os
 import random
 
 from babel import Locale, UnknownLocaleError
-from flask import Flask, current_app, has_request_context, request
+from flask import Flask, current_app, g, has_request_context, request
 from flask_login import current_user
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
@@ -47,6 +47,9 @@ def _campaign_locale():
     slug = (request.view_args or {}).get("slug")
     if not slug:
         return None
+    loaded = g.get("bozka_campaign")  # set by web.find_campaign
+    if loaded is not None and loaded.slug == slug:
+        return loaded.interface_language
     from .models import Campaign
 
     return db.session.scalar(db.select(Campaign.interface_language).where(Campaign.slug == slug))
@@ -102,8 +105,12 @@ def create_app(overrides=None):
     app.config.setdefault("REMEMBER_COOKIE_SECURE", app.config["SESSION_COOKIE_SECURE"])
     app.config.setdefault("LANGUAGES", available_locales(app.config["BABEL_TRANSLATION_DIRECTORIES"]))
     if app.config["SQLALCHEMY_DATABASE_URI"].startswith("sqlite"):
+        # A file opened by this process cannot drop like a server connection:
+        # no ping before each checkout (a statement per request otherwise).
+        # The pool keeps connections, so the PRAGMAs run once per connection.
         app.config["SQLALCHEMY_ENGINE_OPTIONS"] = {
             **app.config["SQLALCHEMY_ENGINE_OPTIONS"],
+            "pool_pre_ping": False,
             "connect_args": {"timeout": 30},
         }
     seed = app.config.get("BOZKA_RANDOM_SEED")

@@ -1,17 +1,29 @@
 """Small helpers shared by the blueprints' views."""
 from functools import wraps
 
-from flask import abort, current_app
+from flask import abort, current_app, g
 from flask_login import current_user
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
+from sqlalchemy.orm import lazyload
 
 from .extensions import db
 from .models import Campaign, Participation
 
 
+# Built once: on SQLite building a statement costs more than running it.
+# The systems and the user are loaded only where they are used.
+_CAMPAIGN_BY_SLUG = select(Campaign).where(Campaign.slug == bindparam("slug")).options(lazyload(Campaign.systems))
+_PARTICIPATION = (
+    select(Participation)
+    .where(Participation.user_id == bindparam("user_id"), Participation.campaign_id == bindparam("campaign_id"))
+    .options(lazyload(Participation.user))
+)
+
+
 def find_campaign(slug):
     """The campaign a visitor may see (drafts only to organisers), or None."""
-    campaign = db.session.scalar(select(Campaign).where(Campaign.slug == slug))
+    campaign = db.session.scalar(_CAMPAIGN_BY_SLUG, {"slug": slug})
+    g.bozka_campaign = campaign  # the interface language falls back to its default
     if campaign is not None and campaign.status == "draft" and not (
         current_user.is_authenticated and current_user.role == "organiser"
     ):
@@ -29,11 +41,7 @@ def campaign_or_404(slug):
 def participation_of(user, campaign):
     if not user.is_authenticated:
         return None
-    return db.session.scalar(
-        select(Participation).where(
-            Participation.user_id == user.id, Participation.campaign_id == campaign.id
-        )
-    )
+    return db.session.scalar(_PARTICIPATION, {"user_id": user.id, "campaign_id": campaign.id})
 
 
 def rng():

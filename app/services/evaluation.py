@@ -5,12 +5,16 @@ import logging
 import time
 from dataclasses import dataclass
 
+from sqlalchemy import and_, bindparam, select
 from sqlalchemy.exc import DBAPIError, OperationalError
+from sqlalchemy.orm import aliased
 
 from ..extensions import db
-from ..models import Output
+from ..models import Control, Output, Sentence
 from . import assignment
 from .rewards import ticket_numbers
+
+_UNKNOWN = object()
 
 
 @dataclass
@@ -21,18 +25,29 @@ class Step:
     tickets: tuple = ()
     new_ticket: int = None
     dismissal_reason: str = None
+    texts: tuple = None  # (source, left, right) of ``item``, read in the step's transaction
+    presented: object = None  # what ``present`` made of the step, before the commit
 
 
-def _finish(campaign, participation, status, now, rng, new_ticket=None, reason=None):
+def _finish(campaign, participation, status, now, rng, new_ticket=None, reason=None, current=_UNKNOWN,
+            present=None):
+    """Complete a step: the item to show (serving one if needed), then commit.
+
+    ``current`` is the volunteer's unanswered item when the caller knows it
+    (None right after an accepted answer: there is at most one). ``present``,
+    if given, turns the step into the response while its objects are still
+    loaded (a commit expires them), so answering needs no reads after the commit.
+    """
     item = None
     if participation.is_dismissed:
         status, reason = "dismissed", participation.dismissed_reason
     else:
-        item = assignment.current_item(participation.id)
+        item = assignment.current_item(participation.id) if current is _UNKNOWN else current
         if item is None and assignment.daily_cap_reached(campaign, participation, now):
             status = "capped"
         elif item is None:
-            item = assignment.current_or_next(campaign, participation, now, rng)
+            if campaign.is_serving_at(now):
+                item = assignment.serve_next(campaign, participation, now, rng)
             if item is None:
                 status = "finished" if campaign.is_serving_at(now) else "closed"
     step = Step(
@@ -42,7 +57,10 @@ def _finish(campaign, participation, status, now, rng, new_ticket=None, reason=N
         tickets=tuple(ticket_numbers(participation.id)) if not participation.is_dismissed else (),
         new_ticket=new_ticket,
         dismissal_reason=reason,
+        texts=item_texts(item) if item is not None else None,
     )
+    if present is not None:
+        step.presented = present(step)
     db.session.commit()
     return step
 
@@ -76,30 +94,46 @@ def retrying(step):
 
 
 @retrying
-def show(campaign, participation_id, now, rng):
+def show(campaign, participation_id, now, rng, present=None):
     participation = assignment.lock_participation(participation_id)
-    return _finish(campaign, participation, "ok", now, rng)
+    return _finish(campaign, participation, "ok", now, rng, present=present)
 
 
 @retrying
-def answer(campaign, participation_id, token, choice, now, rng):
+def answer(campaign, participation_id, token, choice, now, rng, present=None):
     participation = assignment.lock_participation(participation_id)
     outcome = assignment.submit(campaign, participation, token, choice, now)
     ticket = outcome.new_ticket.number if outcome.new_ticket is not None else None
-    return _finish(campaign, participation, outcome.status, now, rng, ticket, outcome.dismissal_reason)
+    # After an accepted answer the volunteer has no unanswered item left.
+    current = None if outcome.status == "accepted" else _UNKNOWN
+    return _finish(campaign, participation, outcome.status, now, rng, ticket, outcome.dismissal_reason,
+                   current=current, present=present)
+
+
+_left, _right = aliased(Output), aliased(Output)
+_TEST_TEXTS = (
+    select(Sentence.source, _left.text, _right.text)
+    .join(_left, and_(_left.sentence_id == Sentence.id, _left.system_id == bindparam("left")))
+    .join(_right, and_(_right.sentence_id == Sentence.id, _right.system_id == bindparam("right")))
+    .where(Sentence.id == bindparam("sentence"))
+)
+_CONTROL_TEXTS = select(Control.source, Control.better, Control.worse).where(Control.id == bindparam("control"))
 
 
 def item_texts(item):
-    """(source, left, right) texts of an item, controls and tests alike."""
+    """(source, left, right) texts of an item, controls and tests alike (one query)."""
+    connection = db.session.connection()
     if item.is_control:
-        control = item.control
+        source, better, worse = connection.execute(_CONTROL_TEXTS, {"control": item.control_id}).one()
         if item.better_left:
-            return control.source, control.better, control.worse
-        return control.source, control.worse, control.better
-    outputs = dict(
-        db.session.query(Output.system_id, Output.text).filter(Output.sentence_id == item.sentence_id)
+            return source, better, worse
+        return source, worse, better
+    return tuple(
+        connection.execute(
+            _TEST_TEXTS,
+            {"sentence": item.sentence_id, "left": item.left_system_id, "right": item.right_system_id},
+        ).one()
     )
-    return item.sentence.source, outputs[item.left_system_id], outputs[item.right_system_id]
 
 
 def step_payload(step):
@@ -112,7 +146,7 @@ def step_payload(step):
         "item": None,
     }
     if step.item is not None:
-        source, left, right = item_texts(step.item)
+        source, left, right = step.texts if step.texts is not None else item_texts(step.item)
         payload["item"] = {
             "token": step.item.token,
             "position": step.item.position,

@@ -1,0 +1,197 @@
+"""Server CPU per judgment, in-process (a companion of bench_judging.py).
+
+    .venv/bin/python scripts/bench/profile_judging.py [--judgments 2000] [--volunteers 8]
+        [--profile cprofile|none] [--top 40]
+
+Builds a fresh SQLite database (the migrations, as ``make run`` does) with a
+generated campaign (bench_judging.write_campaign), registers volunteers
+through the real pages with the default settings (rate limits on: each
+volunteer comes from its own address), then has them take turns posting
+``POST /c/<slug>/api/judgment`` through the Flask test client, exactly as
+bench_judging_client.py does over HTTP (JSON body, CSRF token in a header,
+controls answered correctly). Prints the process CPU milliseconds per
+judgment (the WSGI request path without gunicorn and the network) and,
+with ``--profile cprofile``, the functions where that time goes.
+
+Prints figures; asserts nothing about speed.
+"""
+import argparse
+import cProfile
+import io
+import json
+import os
+import pstats
+import random
+import re
+import secrets
+import sqlite3
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path[:0] = [HERE, ROOT]
+
+SLUG = "test"
+PASSWORD = "correct horse 1"
+
+
+def csrf_from(html):
+    match = re.search(r'name="csrf_token"[^>]*value="([^"]+)"', html) or re.search(
+        r'value="([^"]+)"[^>]*name="csrf_token"', html
+    )
+    if match is None:
+        raise RuntimeError("no csrf_token input on the page")
+    return match.group(1)
+
+
+def setup(workdir, sentences, volunteers):
+    os.environ["BOZKA_INSTANCE"] = os.path.join(workdir, "instance")
+    os.environ.pop("DATABASE_URL", None)
+    os.environ.pop("BOZKA_RANDOM_SEED", None)
+    os.environ.setdefault("SECRET_KEY", secrets.token_hex(16))
+    from flask_migrate import upgrade
+
+    from app import create_app
+    from app.extensions import db
+    from app.services.importer import create_campaign, read_campaign
+    from bench_judging import write_campaign
+
+    app = create_app({"BOZKA_REALTIME_TICKER": False})
+    with app.app_context():
+        upgrade()
+        create_campaign(read_campaign(write_campaign(os.path.join(workdir, "campaign"), sentences)))
+        db.session.commit()
+        db.session.remove()
+    database = os.path.join(os.environ["BOZKA_INSTANCE"], "bozka.sqlite3")
+    with sqlite3.connect(database) as connection:
+        controls = dict(connection.execute("SELECT source, better FROM controls"))
+
+    clients = []
+    for number in range(1, volunteers + 1):
+        name = f"prof{number:03d}"
+        client = app.test_client()
+        client.environ_base["REMOTE_ADDR"] = f"10.1.{number // 250}.{number % 250 + 1}"
+        page = client.get(f"/c/{SLUG}/register")
+        response = client.post(
+            f"/c/{SLUG}/register",
+            data={
+                "csrf_token": csrf_from(page.get_data(as_text=True)),
+                "username": name,
+                "email": f"{name}@bench.example.org",
+                "password": PASSWORD,
+                "password2": PASSWORD,
+                "age_group": "26-35",
+                "studies_level": "university",
+                "studies_field": "language",
+                "source_level": "C1-C2",
+                "target_level": "C1-C2",
+                "consent": "y",
+            },
+        )
+        if response.status_code != 302:
+            raise RuntimeError(f"registering {name}: HTTP {response.status_code}")
+        page = client.get(f"/c/{SLUG}/welcome")
+        headers = {"X-CSRFToken": csrf_from(page.get_data(as_text=True)), "Accept": "application/json"}
+        item = client.get(f"/c/{SLUG}/api/item").get_json()["item"]
+        clients.append({"client": client, "headers": headers, "item": item})
+    return app, controls, clients
+
+
+def judge(volunteer, controls, rng):
+    item = volunteer["item"]
+    better = controls.get(item["source"])
+    if better is not None:
+        choice = "left" if item["left"] == better else "right"
+    else:
+        choice = rng.choices(("left", "right", "equal"), (45, 45, 10))[0]
+    response = volunteer["client"].post(
+        f"/c/{SLUG}/api/judgment",
+        data=json.dumps({"token": item["token"], "choice": choice}),
+        content_type="application/json",
+        headers=volunteer["headers"],
+    )
+    if response.status_code != 200:
+        raise RuntimeError(f"HTTP {response.status_code}: {response.get_data(as_text=True)[:300]}")
+    payload = response.get_json()
+    volunteer["item"] = payload["item"]
+    return payload["status"]
+
+
+def run(clients, controls, count, seed=1):
+    rng = random.Random(seed)
+    statuses = {}
+    cpu0, wall0 = time.process_time(), time.perf_counter()
+    done = 0
+    while done < count:
+        for volunteer in clients:
+            if volunteer["item"] is None or done >= count:
+                continue
+            status = judge(volunteer, controls, rng)
+            statuses[status] = statuses.get(status, 0) + 1
+            done += 1
+        if all(v["item"] is None for v in clients):
+            break
+    return done, time.process_time() - cpu0, time.perf_counter() - wall0, statuses
+
+
+def show_sql(app, clients, controls, count):
+    """Print each statement the database runs for ``count`` judgments."""
+    from sqlalchemy import event
+
+    from app.extensions import db
+
+    with app.app_context():
+        engine = db.engine
+    statements = []
+
+    def before(conn, cursor, statement, parameters, context, executemany):
+        statements.append(" ".join(statement.split())[:200])
+
+    event.listen(engine, "before_cursor_execute", before)
+    try:
+        for number in range(count):
+            statements.clear()
+            status = judge(clients[number % len(clients)], controls, random.Random(number))
+            print(f"judgment {number + 1} ({status}): {len(statements)} statements")
+            for statement in statements:
+                print(f"    {statement}")
+    finally:
+        event.remove(engine, "before_cursor_execute", before)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--judgments", type=int, default=2000)
+    parser.add_argument("--warmup", type=int, default=200)
+    parser.add_argument("--volunteers", type=int, default=8)
+    parser.add_argument("--sentences", type=int, default=2000)
+    parser.add_argument("--profile", choices=("cprofile", "none"), default="none")
+    parser.add_argument("--top", type=int, default=40)
+    parser.add_argument("--sort", default="cumulative")
+    parser.add_argument("--sql", type=int, default=0, help="print the SQL of this many judgments first")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="bozka-profile-") as workdir:
+        app, controls, clients = setup(workdir, args.sentences, args.volunteers)
+        run(clients, controls, args.warmup)
+        if args.sql:
+            show_sql(app, clients, controls, args.sql)
+        profiler = cProfile.Profile() if args.profile == "cprofile" else None
+        if profiler:
+            profiler.enable()
+        done, cpu, wall, statuses = run(clients, controls, args.judgments, seed=2)
+        if profiler:
+            profiler.disable()
+        print(f"{done} judgments by {len(clients)} volunteers through the Flask test client "
+              f"(POST /c/{SLUG}/api/judgment): {1000 * cpu / done:.2f} ms CPU per judgment, "
+              f"{1000 * wall / done:.2f} ms wall; statuses {statuses}"
+              + (" (under cProfile: slower than without)" if profiler else ""))
+        if profiler:
+            out = io.StringIO()
+            pstats.Stats(profiler, stream=out).strip_dirs().sort_stats(args.sort).print_stats(args.top)
+            print(out.getvalue())
+
+
+if __name__ == "__main__":
+    main()
