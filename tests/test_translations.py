@@ -44,7 +44,8 @@ def test_catalogues_have_every_interface_string(language):
     """A string added to the code but not to a catalogue fails here:
     run `flask translate update` and translate it."""
     wanted = {m.id if isinstance(m.id, str) else m.id[0] for m in _template() if m.id}
-    have = {m.id if isinstance(m.id, str) else m.id[0] for m in _catalog(language) if m.id and not m.obsolete}
+    # Iterating a catalogue never yields obsolete ("#~") entries: Babel keeps them in catalog.obsolete.
+    have = {m.id if isinstance(m.id, str) else m.id[0] for m in _catalog(language) if m.id}
     assert wanted - have == set()
 
 
