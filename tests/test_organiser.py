@@ -56,31 +56,52 @@ def _simulate(campaign, volunteers=4, items=12, seed=3, liar=None, confirm=True)
     return people
 
 
-ORGANISER_GETS = ["/organiser/", "/organiser/c/test/", "/organiser/c/test/panel", "/organiser/accounts",
-                  "/organiser/c/test/export/judgments.csv"]
-ORGANISER_POSTS = ["/organiser/c/test/status", "/organiser/c/test/announce", "/organiser/c/test/raffle/commit",
-                   "/organiser/c/test/raffle/draw", "/organiser/accounts"]
+RESEARCHER_ENDPOINTS = {"organiser.index", "organiser.campaign", "organiser.panel", "organiser.export_file"}
 
 
-def test_access_control_on_every_organiser_route(app, client, make_campaign):
+def _organiser_routes(app):
+    """Every route of the organiser blueprint, as (method, URL, endpoint)."""
+    values = {"slug": "test", "kind": "judgments", "fmt": "csv"}
+    routes = []
+    with app.test_request_context():
+        from flask import url_for
+
+        for rule in app.url_map.iter_rules():
+            if not rule.endpoint.startswith("organiser."):
+                continue
+            url = url_for(rule.endpoint, **{name: values[name] for name in rule.arguments})
+            for method in sorted(rule.methods & {"GET", "POST"}):
+                routes.append((method, url, rule.endpoint))
+    assert len({endpoint for _m, _u, endpoint in routes}) >= 11
+    return routes
+
+
+def test_access_control_on_every_route_of_the_blueprint(app, client, make_campaign):
+    """Enumerated from the URL map, so that a new route cannot escape."""
     make_campaign()
-    for url in ORGANISER_GETS + ORGANISER_POSTS:
-        method = client.post if url in ORGANISER_POSTS else client.get
-        response = method(url)
-        assert response.status_code in (302, 400), url  # to login (or CSRF refusal)
-    register(client)
-    for url in ORGANISER_GETS:
-        assert client.get(url).status_code == 403, url
+    routes = _organiser_routes(app)
+    for method, url, _endpoint in routes:
+        response = client.open(url, method=method)
+        assert response.status_code in (302, 400), (method, url)  # to login (or CSRF refusal)
+        if response.status_code == 302:
+            assert "/login" in response.headers["Location"]
+    volunteer = app.test_client()
+    register(volunteer)
+    token = csrf_token(volunteer, "/c/test/welcome")
+    for method, url, _endpoint in routes:
+        assert volunteer.open(url, method=method, data={"csrf_token": token}).status_code == 403, (method, url)
     researcher = _staff(app, "researcher")
-    for url in ["/organiser/", "/organiser/c/test/", "/organiser/c/test/panel", "/organiser/c/test/export/judgments.csv"]:
-        assert researcher.get(url).status_code == 200, url
-    assert researcher.get("/organiser/accounts").status_code == 403
     token = csrf_token(researcher, "/organiser/c/test/")
-    for url in ORGANISER_POSTS:
-        assert researcher.post(url, data={"csrf_token": token}).status_code == 403, url
+    for method, url, endpoint in routes:
+        status = researcher.open(url, method=method, data={"csrf_token": token}).status_code
+        if method == "GET" and endpoint in RESEARCHER_ENDPOINTS:
+            assert status == 200, (method, url)
+        else:
+            assert status == 403, (method, url)
     organiser = _staff(app, "organiser")
-    for url in ORGANISER_GETS:
-        assert organiser.get(url).status_code == 200, url
+    for method, url, _endpoint in routes:
+        if method == "GET":
+            assert organiser.get(url).status_code == 200, url
 
 
 def test_researchers_see_no_personal_data(app, make_campaign):
@@ -92,6 +113,17 @@ def test_researchers_see_no_personal_data(app, make_campaign):
         assert "@example.org" not in body and "Real Name" not in body and "scrypt" not in body
     page = researcher.get("/organiser/c/test/").get_data(as_text=True)
     assert "@example.org" not in page and "Real Name" not in page
+    # Not even usernames: the prize winners and the volunteers who have seen
+    # every control appear under their export pseudonyms.
+    for p in db.session.scalars(select(Participation)):
+        p.controls_seen_all = True
+    db.session.commit()
+    page = researcher.get("/organiser/c/test/panel").get_data(as_text=True)
+    assert "sim0" not in page and "sim1" not in page
+    pseudonyms = {r["volunteer"] for r in export.volunteer_rows(campaign)}
+    assert all(p in page for p in pseudonyms) and "have seen every control" in page
+    organiser_page = _staff(app, "organiser").get("/organiser/c/test/panel").get_data(as_text=True)
+    assert "sim0" in organiser_page and "sim1" in organiser_page
 
 
 def test_organiser_room_is_for_staff_only(app, make_campaign):
@@ -136,6 +168,21 @@ def test_dashboard_figures(app, make_campaign):
     assert "Completion per system pair" in page and "A – B" in page
 
 
+def test_rate_chart_keeps_quiet_minutes_and_bounds_its_bars():
+    chart = dashboard.rate_chart([("2026-01-01T10:00", 4), ("2026-01-01T10:03", 2)])
+    assert [b["rate"] for b in chart["bars"]] == [4, 0, 0, 2] and chart["minutes"] == 1 and chart["peak"] == 4
+    assert chart["bars"][1]["start"] == "2026-01-01T10:01"
+    # A week of answers, one every 7 minutes: at most 120 bars, nothing lost.
+    from datetime import datetime
+
+    start = datetime(2026, 1, 1)
+    points = [((start + timedelta(minutes=m)).isoformat(timespec="minutes"), 1) for m in range(0, 7 * 24 * 60, 7)]
+    chart = dashboard.rate_chart(points)
+    assert len(chart["bars"]) <= 120 and chart["minutes"] == 84  # 10,074 minutes / 120, rounded up
+    assert round(sum(b["rate"] for b in chart["bars"]) * chart["minutes"]) == len(points)
+    assert dashboard.rate_chart([])["bars"] == []
+
+
 def test_campaign_lifecycle(app, client, make_campaign):
     campaign = make_campaign(sentences=20)
     register(client)
@@ -156,10 +203,27 @@ def test_campaign_lifecycle(app, client, make_campaign):
     assert client.get("/c/test/").status_code == 404
     organiser.post("/organiser/c/test/status", data={"csrf_token": token, "status": "open"})
     assert "Which translation is better?" in client.get("/c/test/evaluate").get_data(as_text=True)
-    # Closing keeps all data.
+    # An end time in the past stops serving; an end before the start is refused.
+    earlier = (utcnow() - timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M")
+    organiser.post("/organiser/c/test/status", data={"csrf_token": token, "status": "open", "ends_at": earlier})
+    db.session.refresh(campaign)
+    assert campaign.ends_at is not None and not campaign.is_serving
+    page = organiser.post("/organiser/c/test/status", follow_redirects=True, data={
+        "csrf_token": token, "status": "open", "starts_at": later, "ends_at": earlier}).get_data(as_text=True)
+    assert "The end must come after the start." in page
+    db.session.refresh(campaign)
+    assert campaign.starts_at is None  # unchanged
+    organiser.post("/organiser/c/test/status", data={"csrf_token": token, "status": "open"})
+    db.session.refresh(campaign)
+    assert campaign.is_serving and campaign.starts_at is None and campaign.ends_at is None
+    # Closing keeps all data, and a closed campaign takes no raffle commitment.
+    client.get("/c/test/evaluate")
     before = db.session.scalar(select(func.count(Item.id)))
+    assert before >= 1
     organiser.post("/organiser/c/test/status", data={"csrf_token": token, "status": "closed"})
     assert db.session.scalar(select(func.count(Item.id))) == before
+    with pytest.raises(raffle.RaffleError):
+        raffle.commit(campaign, sha256_hex("late"))
 
 
 def test_announcement_reaches_connected_volunteers(app, client, make_campaign):

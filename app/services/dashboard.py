@@ -8,7 +8,7 @@ that arrived since the last refresh (cached per campaign).
 import statistics
 import threading
 from collections import Counter
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from sqlalchemy import case, func, select
 
@@ -52,16 +52,37 @@ def answers_per_minute(campaign_id, now):
         return sorted(state["counts"].items())
 
 
+def rate_chart(per_minute, bars=120):
+    """Answers per minute as at most ``bars`` bars over the whole span, with
+    the quiet minutes in it: each bar covers ``minutes`` minutes and shows
+    the mean answers per minute over them."""
+    if not per_minute:
+        return {"bars": [], "minutes": 1, "peak": 0, "start": None, "end": None}
+    counts = {datetime.fromisoformat(minute): n for minute, n in per_minute}
+    start, end = min(counts), max(counts)
+    span = int((end - start).total_seconds() // 60) + 1
+    width = -(-span // bars)  # minutes per bar, rounded up
+    sums = [0] * (-(-span // width))
+    for minute, n in counts.items():
+        sums[int((minute - start).total_seconds() // 60) // width] += n
+    rows = [{"start": (start + timedelta(minutes=i * width)).isoformat(timespec="minutes"),
+             "rate": total / width} for i, total in enumerate(sums)]
+    return {"bars": rows, "minutes": width, "peak": max(row["rate"] for row in rows),
+            "start": start.isoformat(timespec="minutes"), "end": end.isoformat(timespec="minutes")}
+
+
 def summary(campaign, now):
     participations = db.session.execute(
         select(
             Participation.items_answered, Participation.dismissed_reason, Participation.controls_answered,
             Participation.controls_failed, Participation.controls_seen_all, Participation.source_level,
             Participation.target_level, User.age_group, User.studies_level, User.studies_field,
+            User.id.label("user_id"), User.username,
         )
         .join(User, User.id == Participation.user_id)
         .where(Participation.campaign_id == campaign.id)
     ).all()
+    per_minute = answers_per_minute(campaign.id, now)
     registered = len(participations)
     dismissed = Counter(p.dismissed_reason for p in participations if p.dismissed_reason)
     valid = [p for p in participations if not p.dismissed_reason]
@@ -97,6 +118,11 @@ def summary(campaign, now):
             "mean_per_active": round(statistics.fmean(active_counts), 2) if active_counts else 0,
             "control_pool_exhausted": sum(1 for p in participations if p.controls_seen_all),
         },
+        # Who has seen every control (organisers see usernames, researchers pseudonyms).
+        "control_pool_volunteers": [
+            {"username": p.username, "volunteer": pseudonym(campaign, p.user_id)}
+            for p in participations if p.controls_seen_all and not p.dismissed_reason
+        ][:50],
         "profile": {
             "age_group": _profile(Counter(p.age_group for p in participations), AGE_GROUPS, registered),
             "studies_level": _profile(Counter(p.studies_level for p in participations), STUDIES_LEVELS, registered),
@@ -107,7 +133,8 @@ def summary(campaign, now):
         "contributions": bands,
         "pairs": pair_completion(campaign),
         "sentences": sentence_histogram(campaign),
-        "per_minute": answers_per_minute(campaign.id, now),
+        "per_minute": per_minute,
+        "chart": rate_chart(per_minute),
         "top": top_contributors(campaign),
         "raffle": raffle_state(campaign),
     }

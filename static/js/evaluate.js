@@ -38,9 +38,13 @@
 
   function apply(data) {
     if (data.mine) $("mine").innerHTML = data.mine; // server-rendered and escaped
-    if (data.new_ticket) {
-      known.add(data.new_ticket);
-      notice(i18n.ticket.replace("%(number)s", data.new_ticket), "ticket");
+    // Tickets not seen yet: the new one, or one won by an answer whose
+    // response was lost (its resend comes back "stale").
+    var won = (data.tickets || []).concat(data.new_ticket ? [data.new_ticket] : [])
+      .filter(function (number) { return !known.has(number); });
+    won.forEach(function (number) { known.add(number); });
+    if (won.length) {
+      notice(i18n.ticket.replace("%(number)s", won[won.length - 1]), "ticket");
     } else if (data.status === "stale") {
       notice(i18n.stale, "info");
     } else {

@@ -77,11 +77,13 @@ def test_dashboard_updates_live_while_a_volunteer_judges(browser, live_server, s
         open_evaluation(page)
         expect(dash.locator("#panel [data-figure=registered]")).to_have_text(str(registered + 1), timeout=LIVE)
 
-        # The first answer's response is lost on its way back (the server got
-        # it): the page keeps the answer, sends it again, and it counts once.
+        # The tenth answer's response is lost on its way back (the server got
+        # it, and it won a raffle ticket): the page keeps the answer, sends it
+        # again, it counts once, and the ticket is announced all the same.
         lost = {"done": False}
+        api = re.compile(rf"/c/{SLUG}/api/judgment$")
 
-        def lose_first_response(route):
+        def lose_the_response(route):
             if not lost["done"]:
                 lost["done"] = True
                 route.fetch()  # the request reaches the server ...
@@ -89,36 +91,38 @@ def test_dashboard_updates_live_while_a_volunteer_judges(browser, live_server, s
             else:
                 route.continue_()
 
-        page.route(re.compile(rf"/c/{SLUG}/api/judgment$"), lose_first_response)
         controls_seen = 0
-        for number in range(1, 6):
+        for number in range(1, 11):
             before = page.locator("input[name=token]").input_value()
             controls_seen += choose(page, controls, number)
+            if number == 10:
+                page.route(api, lose_the_response)
             page.get_by_role("button", name="Next").click()
             expect(page.locator(".mine")).to_contain_text(judged_text(number))
             expect(page.locator("input[name=token]")).not_to_have_value(before)
-            if number == 1:
-                assert lost["done"]
-                page.unroute(re.compile(rf"/c/{SLUG}/api/judgment$"))
-        tests = 5 - controls_seen
-        assert tests >= 1, "the demo serves controls at items 1, 2 and 5 only"
+        assert lost["done"]
+        page.unroute(api)
+        expect(page.locator("#notices .flash-ticket")).to_contain_text("You won a new raffle number")
+        tests = 10 - controls_seen
+        assert tests >= 1
 
-        # The dashboard, never reloaded, shows the five answers.
+        # The dashboard, never reloaded, shows the ten answers.
         expect(dash.locator("#panel [data-figure=judgments]")).to_contain_text(
             re.compile(rf"^\s*{judgments + tests:,} /"), timeout=LIVE)
         top = dash.locator("#dash-top li", has_text=VOLUNTEER[0])
         expect(top).to_have_count(1, timeout=LIVE)
-        expect(top.locator(".count")).to_have_text("5")
+        expect(top.locator(".count")).to_have_text("10")
         assert band_count(dash, "1-25") == low_band + 1
         assert dash.locator("#panel svg.chart rect").count() >= 1
         expect(dash.locator("#panel svg.chart")).to_contain_text(re.compile(r"\d+"))
         assert navigations == [], f"the dashboard navigated: {navigations}"
         assert dash.evaluate("window.__e2e") == "dashboard-never-reloaded"
-        # The lost response changed nothing: five answers in the database.
+        # The lost response changed nothing: ten answers, one ticket.
         fresh = volunteer_context.new_page()
         try:
             fresh.goto(f"{live_server}/c/{SLUG}/welcome")
-            expect(fresh.locator(".mine")).to_contain_text(judged_text(5))
+            expect(fresh.locator(".mine")).to_contain_text(judged_text(10))
+            expect(fresh.locator(".mine strong")).to_have_text(re.compile(r"^\d+$"))
         finally:
             fresh.close()
 
