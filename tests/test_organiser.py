@@ -387,3 +387,39 @@ def test_organiser_creates_accounts(app, make_campaign):
                                                  "email": "res@example.org", "password": "research-pass"})
     user = db.session.scalar(select(User).where(User.username == "res"))
     assert user.role == "researcher" and user.is_confirmed
+
+
+def test_every_export_counts_the_databases_rows_in_both_formats(app, make_campaign):
+    campaign = make_campaign(sentences=20)
+    people = _simulate(campaign, volunteers=4, items=12)
+    from app.services import assignment
+    assignment.dismiss(campaign, people[1], "test dismissal", utcnow())
+    db.session.commit()
+    answered = Item.answered_at.is_not(None)
+    expected = {
+        "judgments": db.session.scalar(select(func.count()).where(answered)),
+        "controls": db.session.scalar(select(func.count()).where(answered, Item.control_id.is_not(None))),
+        "discarded": db.session.scalar(select(func.count()).where(answered, Item.discarded_at.is_not(None))),
+        "volunteers": db.session.scalar(select(func.count(Participation.id))),
+        "wmt": db.session.scalar(select(func.count()).where(answered, Item.control_id.is_(None),
+                                                             Item.discarded_at.is_(None))),
+    }
+    assert expected["discarded"] == 12 and expected["volunteers"] == 4
+    researcher = _staff(app, "researcher")
+    for kind, count in expected.items():
+        body = researcher.get(f"/organiser/c/test/export/{kind}.csv").get_data(as_text=True)
+        assert len(list(csv.DictReader(io.StringIO(body)))) == count, kind
+        if kind != "wmt":
+            lines = researcher.get(f"/organiser/c/test/export/{kind}.jsonl").get_data(as_text=True).splitlines()
+            assert len(lines) == count and all(json.loads(line)["campaign"] == "test" for line in lines), kind
+            assert "@example.org" not in "".join(lines) and "Real Name" not in "".join(lines)
+    # The same pseudonyms in the judgments and volunteers exports.
+    judgments = {r["volunteer"] for r in export.judgment_rows(campaign)}
+    assert judgments == {r["volunteer"] for r in export.volunteer_rows(campaign)}
+
+
+def test_every_export_column_is_documented():
+    with open(f"{ROOT}/docs/export-format.md", encoding="utf-8") as handle:
+        doc = handle.read()
+    for columns in (export.JUDGMENT_COLUMNS, export.VOLUNTEER_COLUMNS, export.WMT_COLUMNS):
+        assert [c for c in columns if f"`{c}`" not in doc] == []
