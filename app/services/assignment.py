@@ -20,7 +20,9 @@ import secrets
 from dataclasses import dataclass, field
 from datetime import timedelta
 
-from sqlalchemy import case, exists, func, select, update
+from sqlalchemy import bindparam, case, exists, func, select, update
+from sqlalchemy.orm import lazyload
+from sqlalchemy.orm.attributes import set_committed_value
 
 from ..extensions import db
 from ..models import Campaign, Control, Item, Output, Participation, Sentence, Slot
@@ -28,66 +30,98 @@ from . import quality, rewards
 
 CHOICES = ("left", "right", "equal")
 
+# The statements of the judging path are built once, with bound parameters:
+# on SQLite, building a statement costs more than running it.
+_NO_SYNC = {"synchronize_session": False}
+_TOUCH_PARTICIPATION = (
+    update(Participation)
+    .where(Participation.id == bindparam("participation_id"))
+    .values(items_served=Participation.items_served)
+)
+_LOCKED_PARTICIPATION = (
+    select(Participation)
+    .where(Participation.id == bindparam("participation_id"))
+    .options(lazyload(Participation.user))
+    .with_for_update(of=Participation)  # not the user's row
+    .execution_options(populate_existing=True)
+)
+_CURRENT_ITEM = (
+    select(Item)
+    .where(Item.participation_id == bindparam("participation_id"), Item.answered_at.is_(None))
+    .order_by(Item.position.desc())
+    .limit(1)
+)
+_new_pending = Sentence.pending + bindparam("pending_delta", type_=Sentence.pending.type)
+_BUMP_SENTENCE = (
+    update(Sentence)
+    .where(Sentence.id == bindparam("sentence_id"))
+    .values(
+        pending=_new_pending,
+        collected=Sentence.collected + bindparam("collected_delta", type_=Sentence.collected.type),
+        is_open=case((_new_pending < Sentence.capacity, True), else_=False),
+    )
+)
+_BUMP_SLOT = (
+    update(Slot)
+    .where(Slot.id == bindparam("slot_id"))
+    .values(
+        pending=Slot.pending + bindparam("pending_delta", type_=Slot.pending.type),
+        collected=Slot.collected + bindparam("collected_delta", type_=Slot.collected.type),
+    )
+)
+_LOCK_SENTENCE = select(Sentence.id).where(Sentence.id == bindparam("sentence_id"))
+_LOCK_SENTENCE_WAIT = _LOCK_SENTENCE.with_for_update()
+_LOCK_SENTENCE_SKIP = _LOCK_SENTENCE.with_for_update(skip_locked=True)
+
+
+def _read(statement, params):
+    """Run a read that needs no flush first: the judging path changes the
+    rows these statements read only through SQL, never as pending objects."""
+    return db.session.connection().execute(statement, params)
+
+
+def _is_sqlite():
+    return db.session.get_bind().dialect.name == "sqlite"
+
 
 def lock_participation(participation_id):
     """Serialise one volunteer's requests; returns the fresh participation."""
-    db.session.execute(
-        update(Participation)
-        .where(Participation.id == participation_id)
-        .values(items_served=Participation.items_served)
-        .execution_options(synchronize_session=False)
-    )
-    return db.session.execute(
-        select(Participation)
-        .where(Participation.id == participation_id)
-        .with_for_update(of=Participation)  # not the joined user row
-        .execution_options(populate_existing=True)
-    ).scalar_one()
+    params = {"participation_id": participation_id}
+    db.session.execute(_TOUCH_PARTICIPATION, params, execution_options=_NO_SYNC)
+    return db.session.execute(_LOCKED_PARTICIPATION, params).scalar_one()
 
 
 def current_item(participation_id):
     """The item served and not yet answered, if any (there is at most one)."""
-    return db.session.scalars(
-        select(Item)
-        .where(Item.participation_id == participation_id, Item.answered_at.is_(None))
-        .order_by(Item.position.desc())
-        .limit(1)
-    ).first()
+    return db.session.scalars(_CURRENT_ITEM, {"participation_id": participation_id}).first()
 
 
 def _bump_sentence(sentence_id, pending_delta, collected_delta=0):
-    new_pending = Sentence.pending + pending_delta
     db.session.execute(
-        update(Sentence)
-        .where(Sentence.id == sentence_id)
-        .values(
-            pending=new_pending,
-            collected=Sentence.collected + collected_delta,
-            is_open=case((new_pending < Sentence.capacity, True), else_=False),
-        )
-        .execution_options(synchronize_session=False)
+        _BUMP_SENTENCE,
+        {"sentence_id": sentence_id, "pending_delta": pending_delta, "collected_delta": collected_delta},
+        execution_options=_NO_SYNC,
     )
 
 
 def lock_sentence(sentence_id, skip_locked=False):
     """Lock a sentence's row (and so its slots: see the module docstring).
-    With ``skip_locked``, return False at once if another transaction holds it."""
-    query = select(Sentence.id).where(Sentence.id == sentence_id)
-    query = query.with_for_update(skip_locked=True) if skip_locked else query.with_for_update()
-    return db.session.execute(query).first() is not None
+    With ``skip_locked``, return False at once if another transaction holds it.
+    SQLite ignores row locks (its transaction holds the one write lock), so
+    nothing is run there."""
+    if _is_sqlite():
+        return True
+    query = _LOCK_SENTENCE_SKIP if skip_locked else _LOCK_SENTENCE_WAIT
+    return db.session.execute(query, {"sentence_id": sentence_id}).first() is not None
 
 
 def _change_holds(slot_id, sentence_id, pending_delta, collected_delta=0):
     """Move a slot's and its sentence's counters together (sentence first)."""
     _bump_sentence(sentence_id, pending_delta, collected_delta)
     db.session.execute(
-        update(Slot)
-        .where(Slot.id == slot_id)
-        .values(
-            pending=Slot.pending + pending_delta,
-            collected=Slot.collected + collected_delta,
-        )
-        .execution_options(synchronize_session=False)
+        _BUMP_SLOT,
+        {"slot_id": slot_id, "pending_delta": pending_delta, "collected_delta": collected_delta},
+        execution_options=_NO_SYNC,
     )
 
 
@@ -112,6 +146,8 @@ def release_expired(campaign_id, now):
     never waits, skipping reservations and sentences that another
     transaction holds (that one, or a later request, frees them), and each
     hold is released once (``release_hold``)."""
+    if _read(_ANY_EXPIRED, {"campaign_id": campaign_id, "now": now}).first() is None:
+        return 0  # the usual case, answered by one index look-up
     expired = db.session.scalars(
         select(Item)
         .where(
@@ -131,6 +167,17 @@ def release_expired(campaign_id, now):
     return released
 
 
+_ANY_EXPIRED = (
+    select(Item.id)
+    .where(
+        Item.campaign_id == bindparam("campaign_id"),
+        Item.holding.is_(True),
+        Item.expires_at < bindparam("now", type_=Item.expires_at.type),
+    )
+    .limit(1)
+)
+
+
 def choose_slot(slots, rng):
     """Among open slots, the one with the fewest judgments; ties at random."""
     if not slots:
@@ -139,80 +186,87 @@ def choose_slot(slots, rng):
     return rng.choice([slot for slot in slots if slot.pending == fewest])
 
 
+_seen = exists().where(
+    Item.participation_id == bindparam("participation_id"), Item.sentence_id == Sentence.id
+)
+_NEXT_SENTENCE = (
+    select(Sentence.id)
+    .where(Sentence.campaign_id == bindparam("campaign_id"), Sentence.is_open.is_(True), ~_seen)
+    .order_by(Sentence.collected.desc(), Sentence.id)
+    .limit(1)
+)
+_NEXT_SENTENCE_SKIP = _NEXT_SENTENCE.with_for_update(of=Sentence, skip_locked=True)
+_NEXT_SENTENCE_WAIT = _NEXT_SENTENCE.with_for_update(of=Sentence)
+_OPEN_SLOTS = select(Slot.id, Slot.pending, Slot.system_a_id, Slot.system_b_id).where(
+    Slot.sentence_id == bindparam("sentence_id"),
+    Slot.identical.is_(False),
+    Slot.pending < Slot.target,
+)
+_TAKE_SLOT = (
+    update(Slot)
+    .where(Slot.id == bindparam("slot_id"), Slot.pending < Slot.target)
+    .values(pending=Slot.pending + 1)
+)
+
+
 def _next_sentence(campaign_id, participation_id, skip):
-    """The fullest open sentence the volunteer has not seen, locked. One that
-    another volunteer's transaction holds is passed over (the next fullest is
-    as good); only when every candidate is held does this wait for one."""
-    seen = exists().where(
-        Item.participation_id == participation_id, Item.sentence_id == Sentence.id
-    )
-    query = (
-        select(Sentence)
-        .where(Sentence.campaign_id == campaign_id, Sentence.is_open.is_(True), ~seen)
-        .order_by(Sentence.collected.desc(), Sentence.id)
-        .limit(1)
-        .execution_options(populate_existing=True)
-    )
+    """The id of the fullest open sentence the volunteer has not seen, locked.
+    One that another volunteer's transaction holds is passed over (the next
+    fullest is as good); only when every candidate is held does this wait."""
+    params = {"campaign_id": campaign_id, "participation_id": participation_id}
+    skipping, waiting = _NEXT_SENTENCE_SKIP, _NEXT_SENTENCE_WAIT
     if skip:
-        query = query.where(Sentence.id.not_in(skip))
-    sentence = db.session.scalars(query.with_for_update(of=Sentence, skip_locked=True)).first()
-    if sentence is None and db.session.get_bind().dialect.name != "sqlite":
-        sentence = db.session.scalars(query.with_for_update(of=Sentence)).first()
-    return sentence
+        skipping = skipping.where(Sentence.id.not_in(skip))
+        waiting = waiting.where(Sentence.id.not_in(skip))
+    sentence_id = _read(skipping, params).scalar()
+    if sentence_id is None and not _is_sqlite():
+        sentence_id = _read(waiting, params).scalar()
+    return sentence_id
 
 
 def _serve_test(campaign, participation, rng):
     skip = set()
     for _attempt in range(20):
-        sentence = _next_sentence(campaign.id, participation.id, skip)
-        if sentence is None:
+        sentence_id = _next_sentence(campaign.id, participation.id, skip)
+        if sentence_id is None:
             return None
         # The sentence is locked, so its slots' counters are current.
-        slots = db.session.scalars(
-            select(Slot)
-            .where(
-                Slot.sentence_id == sentence.id,
-                Slot.identical.is_(False),
-                Slot.pending < Slot.target,
-            )
-            .execution_options(populate_existing=True)
-        ).all()
+        slots = _read(_OPEN_SLOTS, {"sentence_id": sentence_id}).all()
         slot = choose_slot(slots, rng)
         if slot is not None:
             taken = db.session.execute(
-                update(Slot)
-                .where(Slot.id == slot.id, Slot.pending < Slot.target)
-                .values(pending=Slot.pending + 1)
-                .execution_options(synchronize_session=False)
+                _TAKE_SLOT, {"slot_id": slot.id}, execution_options=_NO_SYNC
             ).rowcount
             if taken:
-                _bump_sentence(sentence.id, 1)
+                _bump_sentence(sentence_id, 1)
                 pair = [slot.system_a_id, slot.system_b_id]
                 rng.shuffle(pair)
                 return dict(
                     slot_id=slot.id,
-                    sentence_id=sentence.id,
+                    sentence_id=sentence_id,
                     left_system_id=pair[0],
                     right_system_id=pair[1],
                     holding=True,
                 )
-        skip.add(sentence.id)
+        skip.add(sentence_id)
     return None
 
 
+_last_seen = (
+    select(func.max(Item.position))
+    .where(Item.participation_id == bindparam("participation_id"), Item.control_id == Control.id)
+    .scalar_subquery()
+)
+# Every control of the campaign, with the position where the volunteer last saw it (or None).
+_CONTROLS_SEEN = (
+    select(Control.id, _last_seen).where(Control.campaign_id == bindparam("campaign_id")).order_by(Control.id)
+)
+
+
 def _serve_control(campaign, participation, rng):
-    control_ids = list(
-        db.session.scalars(
-            select(Control.id).where(Control.campaign_id == campaign.id).order_by(Control.id)
-        )
-    )
-    last_seen = dict(
-        db.session.execute(
-            select(Item.control_id, func.max(Item.position))
-            .where(Item.participation_id == participation.id, Item.control_id.is_not(None))
-            .group_by(Item.control_id)
-        ).all()
-    )
+    rows = _read(_CONTROLS_SEEN, {"campaign_id": campaign.id, "participation_id": participation.id}).all()
+    control_ids = [cid for cid, _position in rows]
+    last_seen = {cid: position for cid, position in rows if position is not None}
     unseen = [cid for cid in control_ids if cid not in last_seen]
     reused = not unseen
     if unseen:
@@ -283,26 +337,30 @@ def submit(campaign, participation, token, choice, now):
         return Outcome("stale")
     passed = quality.control_passed(item.better_left, choice) if item.is_control else None
     seconds = max(0.0, (now - item.served_at).total_seconds())
-    too_fast = quality.too_fast(seconds, _words(item), campaign.fast_seconds_per_word)
+    too_fast = bool(campaign.fast_seconds_per_word) and quality.too_fast(
+        seconds, _words(item), campaign.fast_seconds_per_word
+    )
+    answer = dict(answered_at=now, choice=choice, seconds=seconds, passed=passed, holding=False, too_fast=too_fast)
     answered = db.session.execute(
-        update(Item)
-        .where(Item.id == item.id, Item.answered_at.is_(None))
-        .values(answered_at=now, choice=choice, seconds=seconds, passed=passed, holding=False,
-                too_fast=too_fast)
-        .execution_options(synchronize_session=False)
+        _ANSWER, {"item_id": item.id, **{f"new_{k}": v for k, v in answer.items()}}, execution_options=_NO_SYNC
     ).rowcount
     if not answered:
         return Outcome("stale")
     if item.slot_id is not None:
         lock_sentence(item.sentence_id)
-        slot = db.session.get(Slot, item.slot_id, populate_existing=True)
-        if slot.collected >= slot.target:
-            campaign.over_collected = Campaign.over_collected + 1
         # A held slot turns from pending into collected; an expired hold
         # comes back as a judgment beyond the reservation.
-        _change_holds(item.slot_id, item.sentence_id, 0 if item.holding else 1, 1)
+        _bump_sentence(item.sentence_id, 0 if item.holding else 1, 1)
+        collected, target = db.session.execute(
+            _COLLECT_SLOT, {"slot_id": item.slot_id, "pending_delta": 0 if item.holding else 1},
+            execution_options=_NO_SYNC,
+        ).one()
+        if collected - 1 >= target:  # it was complete before this answer
+            campaign.over_collected = Campaign.over_collected + 1
         campaign.collected_judgments = Campaign.collected_judgments + 1
-    db.session.refresh(item)
+    # The row now holds exactly these values (the update above matched it).
+    for key, value in answer.items():
+        set_committed_value(item, key, value)
     participation.items_answered = item.position
     participation.reached_count_at = now
     if item.is_control:
@@ -318,17 +376,38 @@ def submit(campaign, participation, token, choice, now):
     return Outcome("accepted", item=item, new_ticket=ticket)
 
 
+_ANSWER = (
+    update(Item)
+    .where(Item.id == bindparam("item_id"), Item.answered_at.is_(None))
+    .values(
+        **{
+            key: bindparam(f"new_{key}", type_=getattr(Item, key).type)
+            for key in ("answered_at", "choice", "seconds", "passed", "holding", "too_fast")
+        }
+    )
+)
+_COLLECT_SLOT = (
+    update(Slot)
+    .where(Slot.id == bindparam("slot_id"))
+    .values(pending=Slot.pending + bindparam("pending_delta", type_=Slot.pending.type), collected=Slot.collected + 1)
+    .returning(Slot.collected, Slot.target)
+)
+_CONTROL_WORDS = select(Control.better, Control.worse).where(Control.id == bindparam("control_id"))
+_OUTPUT_WORDS = select(Output.text).where(
+    Output.sentence_id == bindparam("sentence_id"),
+    Output.system_id.in_([bindparam("left_id"), bindparam("right_id")]),
+)
+
+
 def _words(item):
     """Words in the two translations shown."""
     if item.is_control:
-        texts = [item.control.better, item.control.worse]
+        texts = _read(_CONTROL_WORDS, {"control_id": item.control_id}).one()
     else:
-        texts = db.session.scalars(
-            select(Output.text).where(
-                Output.sentence_id == item.sentence_id,
-                Output.system_id.in_([item.left_system_id, item.right_system_id]),
-            )
-        ).all()
+        texts = _read(
+            _OUTPUT_WORDS,
+            {"sentence_id": item.sentence_id, "left_id": item.left_system_id, "right_id": item.right_system_id},
+        ).scalars().all()
     return sum(len(text.split()) for text in texts)
 
 
@@ -345,20 +424,21 @@ def daily_cap_reached(campaign, participation, now):
     return bool(campaign.daily_cap) and answered_today(participation.id, now) >= campaign.daily_cap
 
 
+_CONTROL_RESULTS = (
+    select(Item.passed)
+    .where(
+        Item.participation_id == bindparam("participation_id"),
+        Item.control_id.is_not(None),
+        Item.answered_at.is_not(None),
+    )
+    .order_by(Item.position)
+)
+
+
 def _check_controls(campaign, participation, item):
     if not (item.is_control or item.position % campaign.check_every == 0):
         return None
-    results = list(
-        db.session.scalars(
-            select(Item.passed)
-            .where(
-                Item.participation_id == participation.id,
-                Item.control_id.is_not(None),
-                Item.answered_at.is_not(None),
-            )
-            .order_by(Item.position)
-        )
-    )
+    results = list(db.session.scalars(_CONTROL_RESULTS, {"participation_id": participation.id}))
     return quality.dismissal_reason(
         item.position,
         item.is_control,
