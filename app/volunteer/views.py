@@ -102,7 +102,7 @@ def evaluate(slug):
         return render_template("volunteer/dismissed.html", campaign=campaign, step=step)
     if step.item is None:
         return render_template("volunteer/done.html", campaign=campaign, step=step)
-    source, left, right = evaluation.item_texts(step.item)
+    source, left, right = step.texts
     form = JudgmentForm(formdata=None, token=step.item.token)
     ranking = leaderboard.get(campaign.id)
     return render_template(
@@ -116,10 +116,12 @@ def evaluate(slug):
     )
 
 
-def _answer(campaign, participation, token, choice):
-    step = evaluation.answer(campaign, participation.id, token, choice, utcnow(), rng())
+def _answer(campaign, participation, token, choice, present=None):
+    # Ids read now: the step's commit expires the objects.
+    campaign_id, participation_id = campaign.id, participation.id
+    step = evaluation.answer(campaign, participation_id, token, choice, utcnow(), rng(), present=present)
     if step.status in ("accepted", "dismissed"):
-        realtime.touch(campaign.id, participation.id)  # the broadcast happens later, coalesced
+        realtime.touch(campaign_id, participation_id)  # the broadcast happens later, coalesced
     return step
 
 
@@ -147,8 +149,8 @@ def ranking_visibility(slug):
 def api_item(slug):
     campaign = campaign_or_404(slug)
     participation = _participation_or_abort(campaign)
-    step = evaluation.show(campaign, participation.id, utcnow(), rng())
-    return jsonify(_with_summary(campaign, step))
+    step = evaluation.show(campaign, participation.id, utcnow(), rng(), present=_summary_of(campaign))
+    return jsonify(step.presented)
 
 
 @bp.route("/c/<slug>/api/judgment", methods=["POST"])
@@ -164,8 +166,14 @@ def api_judgment(slug):
         or len(data["token"]) > 32
     ):
         return jsonify({"status": "error", "message": _("Invalid answer.")}), 400
-    step = _answer(campaign, participation, data["token"], data["choice"])
-    return jsonify(_with_summary(campaign, step))
+    step = _answer(campaign, participation, data["token"], data["choice"], present=_summary_of(campaign))
+    return jsonify(step.presented)
+
+
+def _summary_of(campaign):
+    """The JSON answer of a step, made inside its transaction (before the
+    commit expires what it reads)."""
+    return lambda step: _with_summary(campaign, step)
 
 
 def _with_summary(campaign, step):
