@@ -36,7 +36,7 @@
     window.scrollTo(0, 0);
   }
 
-  function apply(data) {
+  function apply(data, resent) {
     if (data.mine) $("mine").innerHTML = data.mine; // server-rendered and escaped
     // Tickets not seen yet: the new one, or one won by an answer whose
     // response was lost (its resend comes back "stale").
@@ -46,7 +46,10 @@
     if (won.length) {
       notice(i18n.ticket.replace("%(number)s", won[won.length - 1]), "ticket");
     } else if (data.status === "stale") {
-      notice(i18n.stale, "info");
+      // A resend found its answer already counted (the first attempt's
+      // response was lost): nothing to say, and any ticket notice the live
+      // update brought meanwhile stays.
+      if (!resent) notice(i18n.stale, "info");
     } else {
       notices.replaceChildren();
     }
@@ -73,7 +76,7 @@
       pending = null;
       sending.hidden = true;
       nextButton.disabled = false;
-      apply(data);
+      apply(data, attempt > 0);
     }).catch(function () {
       // Lost connection: keep the answer and send the same token again;
       // the server counts it once whatever happens.
