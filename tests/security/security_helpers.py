@@ -35,12 +35,15 @@ PAYLOADS = [
     "-2+3 xss-16",
     "@SUM(1) xss-17",
     "\u2067isolate\u2069 \u202bembed\u202c xss-18",
-    "L" * 4000 + " xss-19",
+    "L" * 1900 + " xss-19",  # near the importer's line limit (2,000)
 ]
 
 # Elements that must never come from data (the site's own pages have none
 # of these outside the templates' own markup, checked separately).
 DANGEROUS_TAGS = {"script", "iframe", "img", "svg", "style", "object", "embed", "frame", "base", "meta"}
+
+
+SITE_SVG = {"class", "viewbox", "preserveaspectratio", "role", "aria-label", "aria-hidden", "focusable"}
 
 
 class PageScan(HTMLParser):
@@ -87,6 +90,8 @@ def assert_inert(html, expected=(), where=""):
     for tag, attrs in page.tags:
         if tag == "meta" and set(attrs) <= {"charset", "name", "content"} and attrs.get("name") != "refresh":
             continue
+        if tag == "svg" and attrs.get("class") == "chart" and set(attrs) <= SITE_SVG:
+            continue  # the dashboard's own chart (templates/organiser/_panel.html)
         assert tag not in DANGEROUS_TAGS or (
             tag == "script" and (attrs.get("src", "").startswith("/static/") or attrs.get("type") == "application/json")
         ), f"{where}: a <{tag}> element {attrs}"
