@@ -65,6 +65,10 @@ def test_dashboard_updates_live_while_a_volunteer_judges(browser, live_server, s
         dash.evaluate("window.__e2e = 'dashboard-never-reloaded'")
         registered, judgments = figure(dash, "registered"), figure(dash, "judgments")
         low_band = band_count(dash, "1-25")
+        # Enough answers to lead the top contributors whatever other tests did.
+        counts = [int(c) for c in dash.locator("#dash-top li .count").all_inner_texts()]
+        answers = max([10] + [c + 1 for c in counts])
+        assert answers <= 25, "other tests' volunteers judged too much for the 1-25 band"
         expect(dash.locator("#dash-top li", has_text=VOLUNTEER[0])).to_have_count(0)
 
         # The volunteer logs in and joins: one more registered volunteer, live.
@@ -92,7 +96,7 @@ def test_dashboard_updates_live_while_a_volunteer_judges(browser, live_server, s
                 route.continue_()
 
         controls_seen = 0
-        for number in range(1, 11):
+        for number in range(1, answers + 1):
             before = page.locator("input[name=token]").input_value()
             controls_seen += choose(page, controls, number)
             if number == 10:
@@ -100,28 +104,29 @@ def test_dashboard_updates_live_while_a_volunteer_judges(browser, live_server, s
             page.get_by_role("button", name="Next").click()
             expect(page.locator(".mine")).to_contain_text(judged_text(number))
             expect(page.locator("input[name=token]")).not_to_have_value(before)
-        assert lost["done"]
-        page.unroute(api)
-        expect(page.locator("#notices .flash-ticket")).to_contain_text("You won a new raffle number")
-        tests = 10 - controls_seen
+            if number == 10:
+                assert lost["done"]
+                page.unroute(api)
+                expect(page.locator("#notices .flash-ticket")).to_contain_text("You won a new raffle number")
+        tests = answers - controls_seen
         assert tests >= 1
 
-        # The dashboard, never reloaded, shows the ten answers.
+        # The dashboard, never reloaded, shows the answers.
         expect(dash.locator("#panel [data-figure=judgments]")).to_contain_text(
             re.compile(rf"^\s*{judgments + tests:,} /"), timeout=LIVE)
         top = dash.locator("#dash-top li", has_text=VOLUNTEER[0])
         expect(top).to_have_count(1, timeout=LIVE)
-        expect(top.locator(".count")).to_have_text("10")
+        expect(top.locator(".count")).to_have_text(str(answers))
         assert band_count(dash, "1-25") == low_band + 1
         assert dash.locator("#panel svg.chart rect").count() >= 1
         expect(dash.locator("#panel svg.chart")).to_contain_text(re.compile(r"\d+"))
         assert navigations == [], f"the dashboard navigated: {navigations}"
         assert dash.evaluate("window.__e2e") == "dashboard-never-reloaded"
-        # The lost response changed nothing: ten answers, one ticket.
+        # The lost response changed nothing: every answer counted once.
         fresh = volunteer_context.new_page()
         try:
             fresh.goto(f"{live_server}/c/{SLUG}/welcome")
-            expect(fresh.locator(".mine")).to_contain_text(judged_text(10))
+            expect(fresh.locator(".mine")).to_contain_text(judged_text(answers))
             expect(fresh.locator(".mine strong")).to_have_text(re.compile(r"^\d+$"))
         finally:
             fresh.close()
