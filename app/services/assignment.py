@@ -14,14 +14,18 @@ sentences and expired reservations that another transaction holds right now
 (``FOR UPDATE SKIP LOCKED``) instead of queueing behind it, and waits only
 when nothing else is free. SQLite has one writer at a time and ignores these
 clauses. Unique constraints back the rules: one item per position and per
-sentence for a volunteer, one ticket per number.
+sentence for a volunteer, one ticket per number. The campaign's own
+counters, which every judgment changes, are changed last, just before the
+commit (``count_for_campaign``): its row is then locked only while the
+transaction commits, never while it waits for another lock.
 """
 import secrets
+import time
 from dataclasses import dataclass, field
 from datetime import timedelta
 
-from sqlalchemy import bindparam, case, exists, func, select, update
-from sqlalchemy.orm import lazyload
+from sqlalchemy import bindparam, case, event, exists, func, select, update
+from sqlalchemy.orm import Session
 from sqlalchemy.orm.attributes import set_committed_value
 
 from ..extensions import db
@@ -32,18 +36,14 @@ CHOICES = ("left", "right", "equal")
 
 # The statements of the judging path are built once, with bound parameters:
 # on SQLite, building a statement costs more than running it.
-_NO_SYNC = {"synchronize_session": False}
-_TOUCH_PARTICIPATION = (
+# An update takes the lock (the row's on PostgreSQL, the write lock on
+# SQLite) and returns the row as it is under that lock, in one statement.
+_LOCK_PARTICIPATION = (
     update(Participation)
     .where(Participation.id == bindparam("participation_id"))
     .values(items_served=Participation.items_served)
-)
-_LOCKED_PARTICIPATION = (
-    select(Participation)
-    .where(Participation.id == bindparam("participation_id"))
-    .options(lazyload(Participation.user))
-    .with_for_update(of=Participation)  # not the user's row
-    .execution_options(populate_existing=True)
+    .returning(Participation)
+    .execution_options(synchronize_session=False, populate_existing=True)
 )
 _CURRENT_ITEM = (
     select(Item)
@@ -75,8 +75,9 @@ _LOCK_SENTENCE_SKIP = _LOCK_SENTENCE.with_for_update(skip_locked=True)
 
 
 def _read(statement, params):
-    """Run a read that needs no flush first: the judging path changes the
-    rows these statements read only through SQL, never as pending objects."""
+    """Run a statement on the session's connection, without flushing first:
+    for reads and updates of rows that the judging path changes only through
+    SQL, never as pending objects (an ORM-enabled statement costs more)."""
     return db.session.connection().execute(statement, params)
 
 
@@ -84,11 +85,39 @@ def _is_sqlite():
     return db.session.get_bind().dialect.name == "sqlite"
 
 
+_COUNTS = "bozka_campaign_counts"
+
+
+def count_for_campaign(campaign_id, collected=0, over_collected=0):
+    """Change the campaign's judgment counters when the transaction commits."""
+    counts = db.session.info.setdefault(_COUNTS, {})
+    before = counts.get(campaign_id, (0, 0))
+    counts[campaign_id] = (before[0] + collected, before[1] + over_collected)
+
+
+@event.listens_for(Session, "before_commit")
+def _apply_campaign_counts(session):
+    for campaign_id, (collected, over) in sorted(session.info.pop(_COUNTS, {}).items()):
+        if collected or over:
+            session.execute(
+                update(Campaign)
+                .where(Campaign.id == campaign_id)
+                .values(
+                    collected_judgments=Campaign.collected_judgments + collected,
+                    over_collected=Campaign.over_collected + over,
+                )
+                .execution_options(synchronize_session=False)
+            )
+
+
+@event.listens_for(Session, "after_soft_rollback")
+def _forget_campaign_counts(session, _previous_transaction):
+    session.info.pop(_COUNTS, None)
+
+
 def lock_participation(participation_id):
     """Serialise one volunteer's requests; returns the fresh participation."""
-    params = {"participation_id": participation_id}
-    db.session.execute(_TOUCH_PARTICIPATION, params, execution_options=_NO_SYNC)
-    return db.session.execute(_LOCKED_PARTICIPATION, params).scalar_one()
+    return db.session.execute(_LOCK_PARTICIPATION, {"participation_id": participation_id}).scalar_one()
 
 
 def current_item(participation_id):
@@ -97,11 +126,7 @@ def current_item(participation_id):
 
 
 def _bump_sentence(sentence_id, pending_delta, collected_delta=0):
-    db.session.execute(
-        _BUMP_SENTENCE,
-        {"sentence_id": sentence_id, "pending_delta": pending_delta, "collected_delta": collected_delta},
-        execution_options=_NO_SYNC,
-    )
+    _read(_BUMP_SENTENCE, {"sentence_id": sentence_id, "pending_delta": pending_delta, "collected_delta": collected_delta})
 
 
 def lock_sentence(sentence_id, skip_locked=False):
@@ -118,11 +143,7 @@ def lock_sentence(sentence_id, skip_locked=False):
 def _change_holds(slot_id, sentence_id, pending_delta, collected_delta=0):
     """Move a slot's and its sentence's counters together (sentence first)."""
     _bump_sentence(sentence_id, pending_delta, collected_delta)
-    db.session.execute(
-        _BUMP_SLOT,
-        {"slot_id": slot_id, "pending_delta": pending_delta, "collected_delta": collected_delta},
-        execution_options=_NO_SYNC,
-    )
+    _read(_BUMP_SLOT, {"slot_id": slot_id, "pending_delta": pending_delta, "collected_delta": collected_delta})
 
 
 def release_hold(item):
@@ -219,9 +240,23 @@ def _next_sentence(campaign_id, participation_id, skip):
         skipping = skipping.where(Sentence.id.not_in(skip))
         waiting = waiting.where(Sentence.id.not_in(skip))
     sentence_id = _read(skipping, params).scalar()
-    if sentence_id is None and not _is_sqlite():
-        sentence_id = _read(waiting, params).scalar()
-    return sentence_id
+    if sentence_id is not None or _is_sqlite():
+        return sentence_id
+    # Nothing free: is everything left held by others (they commit within
+    # milliseconds), or is nothing left at all?
+    plain = _NEXT_SENTENCE.where(Sentence.id.not_in(skip)) if skip else _NEXT_SENTENCE
+    for pause in BUSY_PAUSES:
+        if _read(plain, params).scalar() is None:
+            return None
+        time.sleep(pause)
+        sentence_id = _read(skipping, params).scalar()
+        if sentence_id is not None:
+            return sentence_id
+    return _read(waiting, params).scalar()
+
+
+# Waits (seconds) for a held sentence before queueing for its lock.
+BUSY_PAUSES = (0.005, 0.01, 0.02, 0.04, 0.08, 0.16)
 
 
 def _serve_test(campaign, participation, rng):
@@ -234,9 +269,7 @@ def _serve_test(campaign, participation, rng):
         slots = _read(_OPEN_SLOTS, {"sentence_id": sentence_id}).all()
         slot = choose_slot(slots, rng)
         if slot is not None:
-            taken = db.session.execute(
-                _TAKE_SLOT, {"slot_id": slot.id}, execution_options=_NO_SYNC
-            ).rowcount
+            taken = _read(_TAKE_SLOT, {"slot_id": slot.id}).rowcount
             if taken:
                 _bump_sentence(sentence_id, 1)
                 pair = [slot.system_a_id, slot.system_b_id]
@@ -283,12 +316,16 @@ def serve_next(campaign, participation, now, rng):
 
     Assumes the participation is locked and has no unanswered item.
     """
-    release_expired(campaign.id, now)
-    position = participation.items_served + 1
-    if quality.is_control_position(position, campaign.control_first, campaign.control_every):
-        fields = _serve_control(campaign, participation, rng)
-    else:
-        fields = _serve_test(campaign, participation, rng)
+    # Nothing pending in the session bears on the choice (the volunteer's
+    # counters and the campaign's are not read): it is written by the one
+    # flush below, with the new item, instead of a flush per statement.
+    with db.session.no_autoflush:
+        release_expired(campaign.id, now)
+        position = participation.items_served + 1
+        if quality.is_control_position(position, campaign.control_first, campaign.control_every):
+            fields = _serve_control(campaign, participation, rng)
+        else:
+            fields = _serve_test(campaign, participation, rng)
     if fields is None:
         participation.finished_at = participation.finished_at or now
         return None
@@ -341,9 +378,7 @@ def submit(campaign, participation, token, choice, now):
         seconds, _words(item), campaign.fast_seconds_per_word
     )
     answer = dict(answered_at=now, choice=choice, seconds=seconds, passed=passed, holding=False, too_fast=too_fast)
-    answered = db.session.execute(
-        _ANSWER, {"item_id": item.id, **{f"new_{k}": v for k, v in answer.items()}}, execution_options=_NO_SYNC
-    ).rowcount
+    answered = _read(_ANSWER, {"item_id": item.id, **{f"new_{k}": v for k, v in answer.items()}}).rowcount
     if not answered:
         return Outcome("stale")
     if item.slot_id is not None:
@@ -351,13 +386,11 @@ def submit(campaign, participation, token, choice, now):
         # A held slot turns from pending into collected; an expired hold
         # comes back as a judgment beyond the reservation.
         _bump_sentence(item.sentence_id, 0 if item.holding else 1, 1)
-        collected, target = db.session.execute(
-            _COLLECT_SLOT, {"slot_id": item.slot_id, "pending_delta": 0 if item.holding else 1},
-            execution_options=_NO_SYNC,
+        collected, target = _read(
+            _COLLECT_SLOT, {"slot_id": item.slot_id, "pending_delta": 0 if item.holding else 1}
         ).one()
-        if collected - 1 >= target:  # it was complete before this answer
-            campaign.over_collected = Campaign.over_collected + 1
-        campaign.collected_judgments = Campaign.collected_judgments + 1
+        # it was complete before this answer: over-collection
+        count_for_campaign(campaign.id, collected=1, over_collected=int(collected - 1 >= target))
     # The row now holds exactly these values (the update above matched it).
     for key, value in answer.items():
         set_committed_value(item, key, value)
@@ -457,6 +490,7 @@ def dismiss(campaign, participation, reason, now):
     items = db.session.scalars(
         select(Item).where(Item.participation_id == participation.id, Item.discarded_at.is_(None))
     ).all()
+    discarded = 0
     for item in items:
         if item.answered_at is None:
             release_hold(item)
@@ -465,6 +499,8 @@ def dismiss(campaign, participation, reason, now):
         item.discarded_reason = reason
         if item.slot_id is not None:
             _change_holds(item.slot_id, item.sentence_id, -1, -1)
-            campaign.collected_judgments = Campaign.collected_judgments - 1
+            discarded += 1
+    if discarded:
+        count_for_campaign(campaign.id, collected=-discarded)
     rewards.void_tickets(participation.id, now)
 
