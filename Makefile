@@ -31,6 +31,7 @@ run: demo
 
 chromium:
 	bash scripts/install-chromium.sh
+	bash scripts/install-fonts.sh
 
 # axe-core (npm, pinned in package-lock.json) for the accessibility test.
 axe: node_modules/axe-core/axe.min.js

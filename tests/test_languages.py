@@ -275,3 +275,18 @@ def test_nothing_is_loaded_from_another_host(app, client, urdu):
         else:  # no script fetches or imports from elsewhere
             assert not re.search(r"""(import|fetch|src\s*=)\s*\(?\s*['"](https?:)?//""", body)
     assert "font-src 'self'" in client.get("/").headers["Content-Security-Policy"]
+
+
+def test_numbers_follow_the_interface_language_on_every_request(app, urdu):
+    """Numbers the page's script writes later (live progress) follow the
+    server's Babel format, request after request, whatever language came first."""
+    seen = {}
+    for n, language in enumerate(["en", "eu", "es", "en"]):
+        client = app.test_client()
+        client.set_cookie("bozka_lang", language, domain="localhost")
+        register(client, slug="demo-en-ur", username=f"vol{n}", email=f"vol{n}@example.org")
+        html = client.get("/c/demo-en-ur/evaluate").get_data(as_text=True)
+        assert f'<html lang="{language}"' in html
+        seen[language] = (re.search(r'"million": "([^"]+)"', html).group(1),
+                          re.search(r'data-field="target">([^<]+)<', html).group(1))
+    assert seen == {"en": ("1,000,000", "1,200"), "eu": ("1.000.000", "1.200"), "es": ("1.000.000", "1.200")}

@@ -15,7 +15,14 @@
   var sending = document.getElementById("sending");
   var notices = document.getElementById("notices");
   var pending = null; // the answer being sent: {token, choice}
-  var numberFormat = new Intl.NumberFormat(i18n.locale);
+  // Numbers as the server's Babel writes them in the interface language
+  // (the browser may lack the language's data: Chromium formats Basque
+  // "1,190", Babel "1.190"). The page carries 1,000,000 in that format.
+  var million = i18n.million || "1000000";
+  var group = million.length > 7 ? million.charAt(1) : "";
+  var numberFormat = {
+    format: function (n) { return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, group); },
+  };
 
   function $(id) { return document.getElementById(id); }
 
