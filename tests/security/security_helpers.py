@@ -162,12 +162,28 @@ def row_counts():
     return counts
 
 
-def add_campaign(tmp_path, name="campaign", **kwargs):
+def add_campaign(tmp_path, name="campaign", slug="test", **kwargs):
     """A small campaign (helpers.write_campaign) in the current app."""
     from app.services.importer import create_campaign, read_campaign
     from helpers import write_campaign
 
     folder = write_campaign(str(tmp_path / name), **kwargs)
+    manifest = os.path.join(folder, "campaign.toml")
+    with open(manifest, encoding="utf-8") as handle:
+        text = handle.read().replace('slug = "test"', f'slug = "{slug}"', 1)
+    with open(manifest, "w", encoding="utf-8") as handle:
+        handle.write(text)
     campaign = create_campaign(read_campaign(folder))
     db.session.commit()
     return campaign
+
+
+def db_snapshot():
+    """Every row of every table: to show that a refused request changed nothing."""
+    db.session.rollback()
+    snapshot = {}
+    for table in db.metadata.sorted_tables:
+        snapshot[table.name] = sorted(
+            (tuple(map(repr, row)) for row in db.session.execute(table.select())), key=repr
+        )
+    return snapshot
