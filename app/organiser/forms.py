@@ -1,7 +1,7 @@
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from wtforms import DateTimeLocalField, EmailField, IntegerField, PasswordField, SelectField, StringField, TextAreaField
-from wtforms.validators import DataRequired, Email, Length, NumberRange, Optional, Regexp
+from wtforms.validators import DataRequired, Email, Length, NumberRange, Optional, Regexp, ValidationError
 
 from ..auth.forms import USERNAME_RE, StrongPassword
 
@@ -15,8 +15,21 @@ class StatusForm(FlaskForm):
     ends_at = DateTimeLocalField(_l("Ends at (UTC, optional)"), format="%Y-%m-%dT%H:%M", validators=[Optional()])
 
 
+class VisibleText:
+    """Printable text with something to read (no control characters)."""
+
+    def __call__(self, form, field):
+        from ..services.security import visible_text_problem
+
+        if visible_text_problem(field.data or ""):
+            raise ValidationError(_l("Write some text, without control characters."))
+
+
 class AnnouncementForm(FlaskForm):
-    text = TextAreaField(_l("Announcement to every connected volunteer"), validators=[DataRequired(), Length(max=500)])
+    text = TextAreaField(
+        _l("Announcement to every connected volunteer"),
+        validators=[DataRequired(), Length(max=500), VisibleText()],
+    )
 
 
 class CommitForm(FlaskForm):

@@ -78,13 +78,26 @@ def controls_needed(sentences, first=2, every=5):
     return controls
 
 
-def _read_lines(folder, name, what):
+def _inside(folder, name, what):
+    """The path of a file the manifest names, which must lie in the folder
+    (a campaign from elsewhere must not read the server's other files)."""
     path = os.path.join(folder, name)
+    root = os.path.realpath(folder)
+    if "\x00" in name or os.path.commonpath([root, os.path.realpath(path)]) != root:
+        raise CampaignFormatError(name, None, f"{what} file is outside the campaign folder")
+    return path
+
+
+def _read_lines(folder, name, what):
+    path = _inside(folder, name, what)
     display = os.path.relpath(path, folder)
     if not os.path.isfile(path):
         raise CampaignFormatError(display, None, f"{what} file not found")
-    with open(path, "rb") as handle:
-        raw = handle.read()
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read()
+    except OSError as exc:
+        raise CampaignFormatError(display, None, f"{what} file cannot be read: {exc.strerror}") from None
     lines = raw.split(b"\n")
     if lines and lines[-1] == b"":
         lines.pop()  # final newline
@@ -242,7 +255,7 @@ def read_campaign(folder):
         )
     instructions = ""
     if data.get("instructions"):
-        path = os.path.join(folder, _require(data, "instructions"))
+        path = _inside(folder, _require(data, "instructions"), "instructions")
         try:
             with open(path, encoding="utf-8") as handle:
                 instructions = handle.read().strip()
@@ -250,6 +263,8 @@ def read_campaign(folder):
             raise CampaignFormatError(data["instructions"], None, "instructions file not found") from None
         except UnicodeDecodeError:
             raise CampaignFormatError(data["instructions"], None, "invalid UTF-8") from None
+        except OSError as exc:  # a folder, unreadable
+            raise CampaignFormatError(data["instructions"], None, f"instructions file cannot be read: {exc.strerror}") from None
     return CampaignSpec(
         slug=slug,
         name=_require(data, "name"),

@@ -66,6 +66,18 @@ def user_from_session_id(value, get_user):
     return user
 
 
+def visible_text_problem(text):
+    """Why a text people will read (an announcement) is refused, or None:
+    control characters, or nothing visible at all."""
+    import unicodedata
+
+    if any(unicodedata.category(c) == "Cc" and c not in "\t\n\r" for c in text):
+        return "control"
+    if not any(unicodedata.category(c)[0] not in "CZ" for c in text):
+        return "empty"
+    return None
+
+
 def address_hash(secret_key, address):
     """A keyed hash of a client address: comparable, never exported or shown."""
     if not address:
