@@ -2,6 +2,7 @@
 import logging
 import os
 import random
+from functools import lru_cache
 
 from babel import Locale, UnknownLocaleError
 from flask import Flask, current_app, g, has_request_context, request
@@ -16,6 +17,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LANGUAGE_COOKIE = "bozka_lang"
 
 
+@lru_cache(maxsize=256)
 def text_direction(code):
     """'rtl' or 'ltr' for a language code, from CLDR data."""
     try:
@@ -24,6 +26,7 @@ def text_direction(code):
         return "ltr"
 
 
+@lru_cache(maxsize=1024)
 def language_name(code, in_locale="en"):
     try:
         name = Locale.parse(code.replace("-", "_")).get_display_name(in_locale)

@@ -11,20 +11,22 @@ Several server processes on PostgreSQL: a sentence's row is locked before
 any of its slots' rows, always in that order, so counters move together and
 transactions do not deadlock on them. A volunteer looking for work skips
 sentences and expired reservations that another transaction holds right now
-(``FOR UPDATE SKIP LOCKED``) instead of queueing behind it, and waits only
-when nothing else is free. SQLite has one writer at a time and ignores these
+(``FOR UPDATE SKIP LOCKED``) instead of queueing behind it; when every
+sentence left is held, it starts again rather than wait (``AllHeld``). SQLite has one writer at a time and ignores these
 clauses. Unique constraints back the rules: one item per position and per
 sentence for a volunteer, one ticket per number. The campaign's own
 counters, which every judgment changes, are changed last, just before the
 commit (``count_for_campaign``): its row is then locked only while the
 transaction commits, never while it waits for another lock.
 """
+import random
 import secrets
 import time
 from dataclasses import dataclass, field
 from datetime import timedelta
 
 from sqlalchemy import bindparam, case, event, exists, func, select, update
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.attributes import set_committed_value
 
@@ -95,18 +97,27 @@ def count_for_campaign(campaign_id, collected=0, over_collected=0):
     counts[campaign_id] = (before[0] + collected, before[1] + over_collected)
 
 
+_COUNT_JUDGMENTS = (
+    update(Campaign)
+    .where(Campaign.id == bindparam("campaign_id"))
+    .values(
+        collected_judgments=Campaign.collected_judgments
+        + bindparam("collected", type_=Campaign.collected_judgments.type),
+        over_collected=Campaign.over_collected + bindparam("over", type_=Campaign.over_collected.type),
+    )
+)
+
+
 @event.listens_for(Session, "before_commit")
 def _apply_campaign_counts(session):
-    for campaign_id, (collected, over) in sorted(session.info.pop(_COUNTS, {}).items()):
+    counts = session.info.pop(_COUNTS, None)
+    if not counts:
+        return
+    session.flush()  # everything else first: the campaign's row is the last one locked
+    for campaign_id, (collected, over) in sorted(counts.items()):
         if collected or over:
-            session.execute(
-                update(Campaign)
-                .where(Campaign.id == campaign_id)
-                .values(
-                    collected_judgments=Campaign.collected_judgments + collected,
-                    over_collected=Campaign.over_collected + over,
-                )
-                .execution_options(synchronize_session=False)
+            session.connection().execute(
+                _COUNT_JUDGMENTS, {"campaign_id": campaign_id, "collected": collected, "over": over}
             )
 
 
@@ -217,7 +228,6 @@ _NEXT_SENTENCE = (
     .limit(1)
 )
 _NEXT_SENTENCE_SKIP = _NEXT_SENTENCE.with_for_update(of=Sentence, skip_locked=True)
-_NEXT_SENTENCE_WAIT = _NEXT_SENTENCE.with_for_update(of=Sentence)
 _OPEN_SLOTS = select(Slot.id, Slot.pending, Slot.system_a_id, Slot.system_b_id).where(
     Slot.sentence_id == bindparam("sentence_id"),
     Slot.identical.is_(False),
@@ -233,30 +243,40 @@ _TAKE_SLOT = (
 def _next_sentence(campaign_id, participation_id, skip):
     """The id of the fullest open sentence the volunteer has not seen, locked.
     One that another volunteer's transaction holds is passed over (the next
-    fullest is as good); only when every candidate is held does this wait."""
+    fullest is as good); when every candidate is held, see ``AllHeld``."""
     params = {"campaign_id": campaign_id, "participation_id": participation_id}
-    skipping, waiting = _NEXT_SENTENCE_SKIP, _NEXT_SENTENCE_WAIT
+    skipping = _NEXT_SENTENCE_SKIP
     if skip:
         skipping = skipping.where(Sentence.id.not_in(skip))
-        waiting = waiting.where(Sentence.id.not_in(skip))
     sentence_id = _read(skipping, params).scalar()
     if sentence_id is not None or _is_sqlite():
         return sentence_id
     # Nothing free: is everything left held by others (they commit within
-    # milliseconds), or is nothing left at all?
+    # milliseconds), or is nothing left at all? Never queue for the lock:
+    # the holder may hold it while looking for the sentence this
+    # transaction holds (the one just answered), and so on in a circle.
     plain = _NEXT_SENTENCE.where(Sentence.id.not_in(skip)) if skip else _NEXT_SENTENCE
     for pause in BUSY_PAUSES:
         if _read(plain, params).scalar() is None:
             return None
-        time.sleep(pause)
+        time.sleep(pause * random.uniform(0.5, 1.5))
         sentence_id = _read(skipping, params).scalar()
         if sentence_id is not None:
             return sentence_id
-    return _read(waiting, params).scalar()
+    raise AllHeld()
 
 
-# Waits (seconds) for a held sentence before queueing for its lock.
-BUSY_PAUSES = (0.005, 0.01, 0.02, 0.04, 0.08, 0.16)
+# Waits (seconds) for a held sentence to be free.
+BUSY_PAUSES = (0.002, 0.005, 0.01, 0.02, 0.04, 0.08)
+
+
+class AllHeld(OperationalError):
+    """Every sentence left is held by other transactions: this one gives up
+    its locks and runs again (``evaluation.retrying`` does), so a circle of
+    volunteers each holding what the next one wants always breaks."""
+
+    def __init__(self):
+        super().__init__("next sentence", None, RuntimeError("every open sentence is held"))
 
 
 def _serve_test(campaign, participation, rng):

@@ -1,5 +1,5 @@
 """Raffle tickets: one for every ``raffle_every`` items answered."""
-from sqlalchemy import select, update
+from sqlalchemy import bindparam, select, update
 
 from ..extensions import db
 from ..models import Campaign, Ticket
@@ -28,15 +28,16 @@ def award_ticket(campaign_id, participation_id, position, now):
     return ticket
 
 
+_TICKET_NUMBERS = (
+    select(Ticket.number)
+    .where(Ticket.participation_id == bindparam("participation_id"), Ticket.voided_at.is_(None))
+    .order_by(Ticket.number)
+)  # built once: every answer's response lists the volunteer's tickets
+
+
 def ticket_numbers(participation_id):
     """The volunteer's valid ticket numbers, in the order won."""
-    return list(
-        db.session.scalars(
-            select(Ticket.number)
-            .where(Ticket.participation_id == participation_id, Ticket.voided_at.is_(None))
-            .order_by(Ticket.number)
-        )
-    )
+    return list(db.session.scalars(_TICKET_NUMBERS, {"participation_id": participation_id}))
 
 
 def void_tickets(participation_id, now):
