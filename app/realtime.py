@@ -48,13 +48,24 @@ class MemoryChanges:
 
 class RedisChanges:
     """Change versions shared by every server process through Redis, so that
-    each campaign is broadcast once per interval whatever the number of
-    processes (the process that takes the campaign's lock does it)."""
+    each campaign is broadcast once per change whatever the number of
+    processes: a process broadcasts only if it takes the campaign's lock
+    (held for one interval) and the version is newer than the last one
+    broadcast, both checked and recorded in one atomic step."""
+
+    # KEYS: lock, done. ARGV: version, lock milliseconds.
+    CLAIM = """
+    if not redis.call('SET', KEYS[1], '1', 'NX', 'PX', ARGV[2]) then return 0 end
+    if tonumber(ARGV[1]) <= tonumber(redis.call('GET', KEYS[2]) or '0') then return 0 end
+    redis.call('SET', KEYS[2], ARGV[1])
+    return 1
+    """
 
     def __init__(self, url):
         import redis
 
         self.redis = redis.Redis.from_url(url, socket_timeout=0.5, socket_connect_timeout=0.5)
+        self._claim = self.redis.register_script(self.CLAIM)
 
     def bump(self, campaign_id):
         self.redis.incr(f"bozka:changes:{campaign_id}")
@@ -65,13 +76,8 @@ class RedisChanges:
         return {cid: int(value or 0) for cid, value in zip(ids, values)}
 
     def claim(self, campaign_id, version, interval):
-        if not self.redis.set(f"bozka:broadcast-lock:{campaign_id}", 1, nx=True, px=max(1, int(interval * 1000))):
-            return False
-        done = int(self.redis.get(f"bozka:broadcast-done:{campaign_id}") or 0)
-        if version <= done:
-            return False
-        self.redis.set(f"bozka:broadcast-done:{campaign_id}", version)
-        return True
+        keys = [f"bozka:broadcast-lock:{campaign_id}", f"bozka:broadcast-done:{campaign_id}"]
+        return bool(self._claim(keys=keys, args=[version, max(1, int(interval * 1000))]))
 
 
 _changes = {"store": None}

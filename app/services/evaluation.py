@@ -99,8 +99,35 @@ def show(campaign, participation_id, now, rng, present=None):
     return _finish(campaign, participation, "ok", now, rng, present=present)
 
 
-@retrying
 def answer(campaign, participation_id, token, choice, now, rng, present=None):
+    """Record the answer and serve the next item. On SQLite (one writer at a
+    time) both happen in one transaction. On PostgreSQL the answer commits
+    first: a volunteer's transaction looking for a free sentence then holds
+    no other sentence (the one just answered), so volunteers never wait for
+    each other in a circle (see assignment.AllHeld)."""
+    if db.session.get_bind().dialect.name == "sqlite":
+        return _answer_and_next(campaign, participation_id, token, choice, now, rng, present)
+    status, ticket, reason = _record(campaign, participation_id, token, choice, now)
+    return _next_after(campaign, participation_id, status, ticket, reason, now, rng, present)
+
+
+@retrying
+def _record(campaign, participation_id, token, choice, now):
+    participation = assignment.lock_participation(participation_id)
+    outcome = assignment.submit(campaign, participation, token, choice, now)
+    ticket = outcome.new_ticket.number if outcome.new_ticket is not None else None
+    db.session.commit()
+    return outcome.status, ticket, outcome.dismissal_reason
+
+
+@retrying
+def _next_after(campaign, participation_id, status, ticket, reason, now, rng, present):
+    participation = assignment.lock_participation(participation_id)
+    return _finish(campaign, participation, status, now, rng, ticket, reason, present=present)
+
+
+@retrying
+def _answer_and_next(campaign, participation_id, token, choice, now, rng, present=None):
     participation = assignment.lock_participation(participation_id)
     outcome = assignment.submit(campaign, participation, token, choice, now)
     ticket = outcome.new_ticket.number if outcome.new_ticket is not None else None

@@ -1,0 +1,39 @@
+"""Scratch databases for tests that need their own (imported as ``databases``).
+
+On PostgreSQL (``BOZKA_TEST_DATABASE_URL``, started by scripts/services.sh)
+a new database is created next to the test database and dropped afterwards;
+otherwise a SQLite file in the test's temporary folder.
+"""
+import os
+import secrets
+from contextlib import contextmanager
+
+
+def test_database_url():
+    return os.environ.get("BOZKA_TEST_DATABASE_URL") or ""
+
+
+def on_postgresql():
+    return test_database_url().startswith("postgresql")
+
+
+@contextmanager
+def scratch_database(folder, prefix="bozka_scratch"):
+    base = test_database_url()
+    if not base.startswith("postgresql"):
+        yield f"sqlite:///{os.path.join(str(folder), prefix + '.sqlite3')}"
+        return
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.engine import make_url
+
+    url = make_url(base)
+    name = f"{prefix}_{secrets.token_hex(4)}"
+    admin = create_engine(url, isolation_level="AUTOCOMMIT")
+    with admin.connect() as connection:
+        connection.execute(text(f'CREATE DATABASE "{name}"'))
+    try:
+        yield url.set(database=name).render_as_string(hide_password=False)
+    finally:
+        with admin.connect() as connection:
+            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
