@@ -47,4 +47,5 @@ def test_a_version_once_claimed_is_not_claimed_again_by_another_process(redis_ur
     time.sleep(0.01)  # the lock has expired: still nothing new to broadcast
     assert not second.claim(8, version, 0.001)
     first.bump(8)
+    time.sleep(0.01)
     assert second.claim(8, version + 1, 0.001)
