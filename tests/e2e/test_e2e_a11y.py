@@ -86,6 +86,20 @@ def test_axe_on_every_page(browser, live_server, site_cli, tmp_path):
         _check(page, "evaluate after answers, one chosen (phone)", found)
         page.set_viewport_size(DESKTOP)
         _check(page, "evaluate (desktop)", found)
+        # Keyboard only: every control Tab reaches shows where the focus is.
+        page.locator("#question").focus()
+        reached = set()
+        for _ in range(20):
+            page.keyboard.press("Tab")
+            focused = page.evaluate(
+                """() => { const e = document.activeElement; const s = getComputedStyle(e);
+                    return {what: e.tagName + (e.id ? "#" + e.id : "") + (e.name ? "[" + e.name + "=" + e.value + "]" : ""),
+                            outline: s.outlineStyle !== "none" && parseFloat(s.outlineWidth) >= 2}; }""")
+            if focused["what"] == "BODY":
+                break  # past the last control
+            reached.add(focused["what"])
+            assert focused["outline"], f"no visible focus on {focused['what']}"
+        assert {"INPUT[choice=left]", "BUTTON#next"} <= reached, reached
         page.set_viewport_size(PHONE)
 
         # The end of a campaign: the tiny one, judged to the last sentence.
