@@ -40,8 +40,12 @@ node_modules/axe-core/axe.min.js: package.json package-lock.json
 	npm ci --no-audit --no-fund
 	touch $@
 
+# Every test on SQLite; then again on PostgreSQL, with the multi-process
+# tests (two servers behind nginx, Redis): scripts/services.sh installs,
+# starts and afterwards stops PostgreSQL and Redis (tests/stats use no database).
 test: catalogues chromium axe
-	$(BIN)/python -m pytest -q -p no:cacheprovider tests
+	$(BIN)/python -m pytest -q -p no:cacheprovider tests --ignore=tests/multiprocess
+	BOZKA_REQUIRE_SERVICES=1 bash scripts/services.sh run $(BIN)/python -m pytest -q -p no:cacheprovider tests --ignore=tests/stats
 
 bench: install
 	$(BIN)/python scripts/bench/bench_judging.py

@@ -8,6 +8,8 @@
 #                                   BOZKA_TEST_DATABASE_URL=...  BOZKA_TEST_REDIS_URL=...
 #   scripts/services.sh env       print the same assignments for running services
 #   scripts/services.sh stop      stop both and delete the directory
+#   scripts/services.sh run CMD   start, run CMD with both variables exported, stop
+#                                 (even when CMD fails); exits with CMD's status
 #
 # State lives in $BOZKA_SERVICES_DIR (default /tmp/bozka-services-$UID), so
 # `start` twice reuses what runs. Nothing touches the system's own clusters or
@@ -160,5 +162,14 @@ case "${1:-}" in
   start) install_packages; start_postgres; start_redis; print_env ;;
   env) pg_running && redis_running || { log "not running (scripts/services.sh start)"; exit 1; }; print_env ;;
   stop) stop_all ;;
-  *) echo "usage: $0 install|start|env|stop" >&2; exit 2 ;;
+  run)
+    shift
+    install_packages; start_postgres; start_redis
+    set -a; eval "$(print_env)"; set +a
+    trap stop_all EXIT
+    status=0
+    "$@" || status=$?
+    exit "$status"
+    ;;
+  *) echo "usage: $0 install|start|env|stop|run CMD..." >&2; exit 2 ;;
 esac

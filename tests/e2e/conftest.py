@@ -6,6 +6,7 @@ WebSocket worker, the command ``make run`` uses), in a fresh instance folder
 on a free loopback port. Chromium is Debian's (``/usr/bin/chromium``);
 Playwright never downloads a browser here.
 """
+import contextlib
 import os
 import shutil
 import signal
@@ -18,6 +19,7 @@ import urllib.error
 import urllib.request
 
 import pytest
+from databases import scratch_database
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BIN = os.path.dirname(sys.executable)
@@ -97,6 +99,11 @@ def live_server():
     # Never let a developer's own settings leak into the test site.
     for name in ("DATABASE_URL", "MAIL_SERVER", "SOCKETIO_MESSAGE_QUEUE", "BOZKA_RANDOM_SEED"):
         env.pop(name, None)
+    # On PostgreSQL when the suite runs there (BOZKA_TEST_DATABASE_URL): a database of its own.
+    databases = contextlib.ExitStack()
+    database = databases.enter_context(scratch_database(instance, "bozka_e2e"))
+    if database.startswith("postgresql"):
+        env["DATABASE_URL"] = database
     for step in (flask_command("db", "upgrade"), flask_command("demo")):
         done = subprocess.run(step, cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
         assert done.returncode == 0, f"{' '.join(step)} failed:\n{done.stdout}\n{done.stderr}"
@@ -125,6 +132,7 @@ def live_server():
             process.wait()
         log.close()
         _server.pop("log", None)
+        databases.close()
         _server.pop("env", None)
         shutil.rmtree(instance, ignore_errors=True)
 
