@@ -53,6 +53,9 @@ def from_env(instance_path):
         or os.environ.get("SOCKETIO_MESSAGE_QUEUE")
         or "memory://",
         "RATELIMIT_ENABLED": _bool("RATELIMIT_ENABLED", True),
+        # Redis away: count limits in this process's memory until it is back
+        # (logging in must not fail because the message queue did).
+        "RATELIMIT_IN_MEMORY_FALLBACK_ENABLED": True,
         "SOCKETIO_MESSAGE_QUEUE": os.environ.get("SOCKETIO_MESSAGE_QUEUE") or None,
         # Live ranking: at most one broadcast per campaign per this many seconds.
         "BOZKA_BROADCAST_INTERVAL": float(os.environ.get("BOZKA_BROADCAST_INTERVAL", "1.0")),
