@@ -25,9 +25,9 @@ import time
 from dataclasses import dataclass, field
 from datetime import timedelta
 
-from sqlalchemy import bindparam, case, event, exists, func, select, update
+from sqlalchemy import bindparam, case, event, exists, func, insert, select, update
 from sqlalchemy.exc import OperationalError
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, make_transient_to_detached
 from sqlalchemy.orm.attributes import set_committed_value
 
 from ..extensions import db
@@ -349,7 +349,8 @@ def serve_next(campaign, participation, now, rng):
     if fields is None:
         participation.finished_at = participation.finished_at or now
         return None
-    item = Item(
+    values = dict(
+        _NEW_ITEM,
         campaign_id=campaign.id,
         participation_id=participation.id,
         position=position,
@@ -358,10 +359,36 @@ def serve_next(campaign, participation, now, rng):
         expires_at=now + timedelta(seconds=campaign.reservation_timeout),
         **fields,
     )
+    # One INSERT ... RETURNING instead of a unit-of-work flush; the object
+    # is then attached as the row it is (no read back).
+    item = Item(id=_read(_INSERT_ITEM, values).scalar_one(), **values)
+    make_transient_to_detached(item)
     db.session.add(item)
+    db.session.info.setdefault(_INSERTED, []).append(item)
     participation.items_served = position
-    db.session.flush()
     return item
+
+
+_INSERT_ITEM = insert(Item).returning(Item.id)
+# Every column of a new item but its id, as the model's defaults make it.
+_NEW_ITEM = {
+    column.key: None for column in Item.__table__.columns if column.key != "id"
+} | {"control_reused": False, "holding": False, "too_fast": False}
+_INSERTED = "bozka_inserted_items"
+
+
+@event.listens_for(Session, "after_soft_rollback")
+def _forget_inserted(session, _previous_transaction):
+    """Items inserted in a transaction that rolled back never existed: drop
+    them from the session, as it drops the objects it inserted itself."""
+    for item in session.info.pop(_INSERTED, ()):
+        if item in session:
+            session.expunge(item)
+
+
+@event.listens_for(Session, "after_commit")
+def _keep_inserted(session):
+    session.info.pop(_INSERTED, None)
 
 
 def current_or_next(campaign, participation, now, rng):
