@@ -7,7 +7,7 @@ from functools import lru_cache
 from babel import Locale, UnknownLocaleError
 from flask import Flask, current_app, g, has_request_context, request
 from flask_login import current_user
-from sqlalchemy import event
+from sqlalchemy import bindparam, event, select
 from sqlalchemy.engine import Engine
 
 from . import config as config_module
@@ -149,7 +149,10 @@ def create_app(overrides=None):
     def load_user(user_id):
         from .services.security import user_from_session_id
 
-        return user_from_session_id(user_id, lambda uid: db.session.get(User, uid))
+        return user_from_session_id(user_id, lambda uid: db.session.scalar(_user_by_id, {"user_id": uid}))
+
+    # Built once: every request loads its user.
+    _user_by_id = select(User).where(User.id == bindparam("user_id"))
 
     from .auth import bp as auth_bp
     from .organiser import bp as organiser_bp

@@ -11,7 +11,7 @@ from .. import realtime
 from ..services import accounts, evaluation, leaderboard, raffle
 from ..services.assignment import CHOICES
 from ..services.summary import participation_summary
-from ..web import campaign_or_404, participation_of, rng
+from ..web import campaign_or_404, participation_id_of, participation_of, rng
 from . import bp
 from .forms import JudgmentForm
 
@@ -75,11 +75,11 @@ def instructions(slug):
     )
 
 
-def _participation_or_abort(campaign):
-    participation = participation_of(current_user, campaign)
-    if participation is None:
+def _participation_id_or_abort(campaign):
+    participation_id = participation_id_of(current_user, campaign)
+    if participation_id is None:
         abort(403)
-    return participation
+    return participation_id
 
 
 @bp.route("/c/<slug>/evaluate", methods=["GET", "POST"])
@@ -91,7 +91,7 @@ def evaluate(slug):
         return redirect(url_for("volunteer.join", slug=slug))
     form = JudgmentForm()
     if request.method == "POST" and form.validate_on_submit():
-        step = _answer(campaign, participation, form.token.data, form.choice.data)
+        step = _answer(campaign, participation.id, form.token.data, form.choice.data)
         if step.status == "stale":
             flash(_("That answer was already recorded or is out of date; here is your current sentence."), "info")
     else:
@@ -116,9 +116,8 @@ def evaluate(slug):
     )
 
 
-def _answer(campaign, participation, token, choice, present=None):
-    # Ids read now: the step's commit expires the objects.
-    campaign_id, participation_id = campaign.id, participation.id
+def _answer(campaign, participation_id, token, choice, present=None):
+    campaign_id = campaign.id  # read now: the step's commit expires the campaign
     step = evaluation.answer(campaign, participation_id, token, choice, utcnow(), rng(), present=present)
     if step.status in ("accepted", "dismissed"):
         realtime.touch(campaign_id, participation_id)  # the broadcast happens later, coalesced
@@ -148,8 +147,8 @@ def ranking_visibility(slug):
 @login_required
 def api_item(slug):
     campaign = campaign_or_404(slug)
-    participation = _participation_or_abort(campaign)
-    step = evaluation.show(campaign, participation.id, utcnow(), rng(), present=_summary_of(campaign))
+    participation_id = _participation_id_or_abort(campaign)
+    step = evaluation.show(campaign, participation_id, utcnow(), rng(), present=_summary_of(campaign))
     return jsonify(step.presented)
 
 
@@ -157,7 +156,7 @@ def api_item(slug):
 @login_required
 def api_judgment(slug):
     campaign = campaign_or_404(slug)
-    participation = _participation_or_abort(campaign)
+    participation_id = _participation_id_or_abort(campaign)
     data = request.get_json(silent=True)
     if (
         not isinstance(data, dict)
@@ -166,7 +165,7 @@ def api_judgment(slug):
         or len(data["token"]) > 32
     ):
         return jsonify({"status": "error", "message": _("Invalid answer.")}), 400
-    step = _answer(campaign, participation, data["token"], data["choice"], present=_summary_of(campaign))
+    step = _answer(campaign, participation_id, data["token"], data["choice"], present=_summary_of(campaign))
     return jsonify(step.presented)
 
 
