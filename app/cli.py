@@ -78,6 +78,12 @@ def create_user_command(role, email, username, password):
              "common": "this password is too common",
              "personal": "do not use the username or email as the password"}[problem]
         )
+    import re
+
+    from .auth.forms import USERNAME_RE
+
+    if not (3 <= len(username.strip()) <= 40 and re.match(USERNAME_RE, username.strip())):
+        raise click.ClickException("the username: 3 to 40 letters, digits, '.', '-' or '_'")
     if db.session.scalar(select(User.id).where(User.email == email.strip().lower())):
         raise click.ClickException(f"an account with email {email} exists")
     user = accounts.create_user(email, username, password, role=role)

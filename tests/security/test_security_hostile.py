@@ -361,3 +361,15 @@ def test_the_inertness_check_catches_raw_markup():
     assert caught >= 8
     with pytest.raises(AssertionError):  # an override outside any isolate
         assert_inert("<p>abc\u202edcba</p>")
+
+
+def test_the_command_line_refuses_hostile_usernames(app):
+    runner = app.test_cli_runner()
+    for n, payload in enumerate(PAYLOADS[:13]):
+        result = runner.invoke(args=["user", "create", "--role", "researcher", "--email", f"c{n}@example.org",
+                                     "--username", payload, "--password", "a long secret 77"])
+        assert result.exit_code != 0 and "username" in result.output, payload
+    assert db.session.scalar(select(db.func.count(User.id))) == 0
+    ok = runner.invoke(args=["user", "create", "--role", "researcher", "--email", "ok@example.org",
+                             "--username", "Ane_Etxeberria-2", "--password", "a long secret 77"])
+    assert ok.exit_code == 0, ok.output
