@@ -1,5 +1,5 @@
 """Security headers and clean error answers."""
-from flask import jsonify, render_template, request
+from flask import abort, jsonify, render_template, request
 from flask_babel import gettext as _
 from sqlalchemy.exc import OperationalError
 
@@ -21,7 +21,24 @@ def _wants_json():
     return request.path.startswith("/c/") and "/api/" in request.path
 
 
+def _has_nul():
+    """A NUL character anywhere in the path, query or form: never legitimate,
+    and PostgreSQL refuses it in text (a 500 instead of a clear answer)."""
+    if "\x00" in request.path or any("\x00" in v for vs in request.args.listvalues() for v in vs):
+        return True
+    if request.method in ("POST", "PUT", "PATCH") and request.mimetype in (
+        "application/x-www-form-urlencoded", "multipart/form-data"
+    ):
+        return any("\x00" in v for vs in request.form.listvalues() for v in vs)
+    return False
+
+
 def register(app):
+    @app.before_request
+    def refuse_nul():
+        if _has_nul():
+            abort(400)
+
     @app.after_request
     def security_headers(response):
         response.headers.setdefault("Content-Security-Policy", CSP)

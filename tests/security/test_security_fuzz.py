@@ -277,3 +277,20 @@ def test_every_form_refuses_malformed_input_and_changes_nothing(form_clients, na
         assert db_snapshot() == before, (name, values)
     assert "bozka_lang" not in response.headers.get("Set-Cookie", "")
     assert "Traceback" not in response.get_data(as_text=True)
+
+
+def test_nul_characters_are_refused_before_any_query(app, client, make_campaign):
+    """PostgreSQL refuses NUL in text: without this check, a NUL in a form
+    field or a URL would be a 500 there (SQLite stores it)."""
+    make_campaign()
+    token = csrf_token(client, "/c/test/register")
+    before = db_snapshot()
+    for response in (
+        client.get("/c/te%00st/"),
+        client.get("/login?next=/%00"),
+        client.post("/login", data={"csrf_token": token, "email": "a\x00@example.org", "password": "x"}),
+        client.post("/c/test/register", data={"csrf_token": token, "username": "ane", "real_name": "A\x00ne"}),
+    ):
+        assert response.status_code == 400
+        assert "could not be understood" in response.get_data(as_text=True)
+    assert db_snapshot() == before
