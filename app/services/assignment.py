@@ -27,7 +27,7 @@ from datetime import timedelta
 
 from sqlalchemy import bindparam, case, event, exists, func, insert, select, update
 from sqlalchemy.exc import OperationalError
-from sqlalchemy.orm import Session, make_transient_to_detached
+from sqlalchemy.orm import Session, aliased, make_transient_to_detached
 from sqlalchemy.orm.attributes import set_committed_value
 
 from ..extensions import db
@@ -416,13 +416,16 @@ def submit(campaign, participation, token, choice, now):
     """
     if choice not in CHOICES:
         raise ValueError("invalid choice")
-    item = current_item(participation.id)
+    # The current item with the two translations it showed (for the reading
+    # speed), in one statement.
+    row = db.session.execute(_CURRENT_ITEM_TEXTS, {"participation_id": participation.id}).first()
+    item = row[0] if row is not None else None
     if participation.is_dismissed or item is None or item.token != token:
         return Outcome("stale")
     passed = quality.control_passed(item.better_left, choice) if item.is_control else None
     seconds = max(0.0, (now - item.served_at).total_seconds())
     too_fast = bool(campaign.fast_seconds_per_word) and quality.too_fast(
-        seconds, _words(item), campaign.fast_seconds_per_word
+        seconds, sum(len(text.split()) for text in row[1:] if text is not None), campaign.fast_seconds_per_word
     )
     answer = dict(answered_at=now, choice=choice, seconds=seconds, passed=passed, holding=False, too_fast=too_fast)
     answered = _read(_ANSWER, {"item_id": item.id, **{f"new_{k}": v for k, v in answer.items()}}).rowcount
@@ -472,23 +475,21 @@ _COLLECT_SLOT = (
     .values(pending=Slot.pending + bindparam("pending_delta", type_=Slot.pending.type), collected=Slot.collected + 1)
     .returning(Slot.collected, Slot.target)
 )
-_CONTROL_WORDS = select(Control.better, Control.worse).where(Control.id == bindparam("control_id"))
-_OUTPUT_WORDS = select(Output.text).where(
-    Output.sentence_id == bindparam("sentence_id"),
-    Output.system_id.in_([bindparam("left_id"), bindparam("right_id")]),
+
+
+_shown_left, _shown_right = aliased(Output), aliased(Output)
+_CURRENT_ITEM_TEXTS = (
+    _CURRENT_ITEM.add_columns(_shown_left.text, _shown_right.text, Control.better, Control.worse)
+    .outerjoin(
+        _shown_left,
+        (_shown_left.sentence_id == Item.sentence_id) & (_shown_left.system_id == Item.left_system_id),
+    )
+    .outerjoin(
+        _shown_right,
+        (_shown_right.sentence_id == Item.sentence_id) & (_shown_right.system_id == Item.right_system_id),
+    )
+    .outerjoin(Control, Control.id == Item.control_id)
 )
-
-
-def _words(item):
-    """Words in the two translations shown."""
-    if item.is_control:
-        texts = _read(_CONTROL_WORDS, {"control_id": item.control_id}).one()
-    else:
-        texts = _read(
-            _OUTPUT_WORDS,
-            {"sentence_id": item.sentence_id, "left_id": item.left_system_id, "right_id": item.right_system_id},
-        ).scalars().all()
-    return sum(len(text.split()) for text in texts)
 
 
 def answered_today(participation_id, now):
