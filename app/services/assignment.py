@@ -365,8 +365,40 @@ def serve_next(campaign, participation, now, rng):
     make_transient_to_detached(item)
     db.session.add(item)
     db.session.info.setdefault(_INSERTED, []).append(item)
-    participation.items_served = position
+    set_counters(participation, items_served=position)
     return item
+
+
+_COUNTERS = ("items_served", "items_answered", "reached_count_at", "controls_answered", "controls_failed")
+_SAVE_COUNTERS = (
+    update(Participation)
+    .where(Participation.id == bindparam("participation_id"))
+    .values(**{key: bindparam(f"new_{key}", type_=getattr(Participation, key).type) for key in _COUNTERS})
+)
+_PENDING_COUNTERS = "bozka_participation_counters"
+
+
+def set_counters(participation, **values):
+    """Change a locked volunteer's counters: in the object at once, in the
+    database by one statement when the transaction commits (cheaper than
+    the unit of work's flush of the object, which every answer would pay)."""
+    for key, value in values.items():
+        set_committed_value(participation, key, value)
+    db.session.info.setdefault(_PENDING_COUNTERS, {})[participation.id] = participation
+
+
+@event.listens_for(Session, "before_commit", insert=True)  # before the campaign's counters
+def _save_counters(session):
+    for participation_id, participation in sorted(session.info.pop(_PENDING_COUNTERS, {}).items()):
+        session.connection().execute(
+            _SAVE_COUNTERS,
+            {"participation_id": participation_id, **{f"new_{key}": getattr(participation, key) for key in _COUNTERS}},
+        )
+
+
+@event.listens_for(Session, "after_soft_rollback")
+def _forget_counters(session, _previous_transaction):
+    session.info.pop(_PENDING_COUNTERS, None)
 
 
 _INSERT_ITEM = insert(Item).returning(Item.id)
@@ -444,11 +476,13 @@ def submit(campaign, participation, token, choice, now):
     # The row now holds exactly these values (the update above matched it).
     for key, value in answer.items():
         set_committed_value(item, key, value)
-    participation.items_answered = item.position
-    participation.reached_count_at = now
+    counters = dict(items_answered=item.position, reached_count_at=now)
     if item.is_control:
-        participation.controls_answered += 1
-        participation.controls_failed += 0 if passed else 1
+        counters.update(
+            controls_answered=participation.controls_answered + 1,
+            controls_failed=participation.controls_failed + (0 if passed else 1),
+        )
+    set_counters(participation, **counters)
     reason = _check_controls(campaign, participation, item)
     if reason:
         dismiss(campaign, participation, reason, now)
