@@ -1,4 +1,5 @@
-"""Profile options of the registration form (paper, section 3)."""
+"""Choices people read: the registration form's profile options (paper,
+section 3), campaign statuses and staff roles, with their translated labels."""
 from flask_babel import lazy_gettext as _l
 
 
@@ -40,3 +41,14 @@ LANGUAGE_LEVELS = [
     ("B1-B2", _l("Intermediate (B1-B2)")),
     ("C1-C2", _l("Advanced (C1-C2)")),
 ]
+
+CAMPAIGN_STATUSES = [("draft", _l("Draft")), ("open", _l("Open")), ("closed", _l("Closed"))]
+
+STAFF_ROLES = [("organiser", _l("Organiser")), ("researcher", _l("Researcher"))]
+
+ROLES = STAFF_ROLES + [("volunteer", _l("Volunteer"))]
+
+
+def label(choices, value):
+    """The translated label of a stored code (the code itself if unknown)."""
+    return dict(choices).get(value, value)

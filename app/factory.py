@@ -2,7 +2,7 @@
 import logging
 import os
 import random
-from functools import lru_cache
+from functools import lru_cache, partial
 
 from babel import Locale, UnknownLocaleError
 from flask import Flask, current_app, g, has_request_context, request
@@ -11,6 +11,7 @@ from sqlalchemy import bindparam, event, select
 from sqlalchemy.engine import Engine
 
 from . import config as config_module
+from .choices import CAMPAIGN_STATUSES, ROLES, label
 from .extensions import babel, csrf, db, limiter, login_manager, migrate, socketio
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -27,12 +28,17 @@ def text_direction(code):
 
 
 @lru_cache(maxsize=1024)
-def language_name(code, in_locale="en"):
+def language_name(code, in_locale="en", capitalised=False):
+    """The language's name in ``in_locale`` as CLDR writes it in a sentence
+    (lower case in Spanish or Basque); ``capitalised`` for a name that stands
+    alone, as in the language menu."""
     try:
         name = Locale.parse(code.replace("-", "_")).get_display_name(in_locale)
     except (UnknownLocaleError, ValueError, AttributeError):
         return code
-    return name[:1].upper() + name[1:] if name else code
+    if not name:
+        return code
+    return name[:1].upper() + name[1:] if capitalised else name
 
 
 def available_locales(translations_dir):
@@ -197,8 +203,10 @@ def create_app(overrides=None):
 
     app.jinja_env.filters["dir_of"] = text_direction
     app.jinja_env.globals["language_name"] = language_name
+    app.jinja_env.globals["status_label"] = partial(label, CAMPAIGN_STATUSES)
+    app.jinja_env.globals["role_label"] = partial(label, ROLES)
     app.jinja_env.globals["interface_languages"] = [
-        (code, language_name(code, code)) for code in app.config["LANGUAGES"]
+        (code, language_name(code, code, capitalised=True)) for code in app.config["LANGUAGES"]
     ]
 
     @app.context_processor

@@ -423,3 +423,29 @@ def test_every_export_column_is_documented():
         doc = handle.read()
     for columns in (export.JUDGMENT_COLUMNS, export.VOLUNTEER_COLUMNS, export.WMT_COLUMNS):
         assert [c for c in columns if f"`{c}`" not in doc] == []
+
+
+def test_statuses_and_roles_are_shown_in_the_interface_language(app, make_campaign):
+    make_campaign()
+    organiser = _staff(app, "organiser")
+    organiser.set_cookie("bozka_lang", "eu", domain="localhost")
+    token = csrf_token(organiser, "/organiser/c/test/")
+    page = organiser.post("/organiser/c/test/status", follow_redirects=True,
+                          data={"csrf_token": token, "status": "open"}).get_data(as_text=True)
+    assert "Irekita" in page  # "Open": the label, never the stored code
+    listing = organiser.get("/organiser/").get_data(as_text=True)
+    assert "<td>Irekita</td>" in listing and "<td>open</td>" not in listing
+    token = csrf_token(organiser, "/organiser/accounts")
+    page = organiser.post("/organiser/accounts", follow_redirects=True, data={
+        "csrf_token": token, "role": "researcher", "username": "ikerlari", "email": "ikerlari@example.org",
+        "password": "a long enough passphrase 7"}).get_data(as_text=True)
+    assert "ikerlari (Ikertzailea)" in page and "(researcher)" not in page
+
+
+def test_language_names_are_written_as_in_a_sentence():
+    from app.factory import language_name
+
+    assert language_name("en", "es") == "inglés" and language_name("eu", "es") == "euskera"
+    assert language_name("en", "en") == "English"
+    assert language_name("eu", "eu", capitalised=True) == "Euskara"
+    assert language_name("xx-nonsense") == "xx-nonsense"

@@ -4,13 +4,11 @@ from wtforms import DateTimeLocalField, EmailField, IntegerField, PasswordField,
 from wtforms.validators import DataRequired, Email, Length, NumberRange, Optional, Regexp, ValidationError
 
 from ..auth.forms import USERNAME_RE, StrongPassword
+from ..choices import CAMPAIGN_STATUSES, STAFF_ROLES
 
 
 class StatusForm(FlaskForm):
-    status = SelectField(
-        _l("Status"),
-        choices=[("draft", _l("Draft")), ("open", _l("Open")), ("closed", _l("Closed"))],
-    )
+    status = SelectField(_l("Status"), choices=CAMPAIGN_STATUSES)
     starts_at = DateTimeLocalField(_l("Starts at (UTC, optional)"), format="%Y-%m-%dT%H:%M", validators=[Optional()])
     ends_at = DateTimeLocalField(_l("Ends at (UTC, optional)"), format="%Y-%m-%dT%H:%M", validators=[Optional()])
 
@@ -45,7 +43,7 @@ class DrawForm(FlaskForm):
 
 
 class AccountForm(FlaskForm):
-    role = SelectField(_l("Role"), choices=[("organiser", _l("Organiser")), ("researcher", _l("Researcher"))])
+    role = SelectField(_l("Role"), choices=STAFF_ROLES)
     username = StringField(_l("Username"), validators=[DataRequired(), Length(min=3, max=40), Regexp(USERNAME_RE)])
     email = EmailField(_l("Email"), validators=[DataRequired(), Email(check_deliverability=False), Length(max=254)])
     password = PasswordField(_l("Password"), validators=[DataRequired(), Length(max=200), StrongPassword()])

@@ -4,6 +4,7 @@ from flask_login import current_user
 from sqlalchemy import func, select
 
 from .. import realtime
+from ..choices import CAMPAIGN_STATUSES, ROLES, label
 from ..extensions import db
 from ..models import Campaign, Participation, User, utcnow
 from ..models import AuditLog
@@ -71,7 +72,7 @@ def set_status(slug):
                   starts_at=str(campaign.starts_at or ""), ends_at=str(campaign.ends_at or ""))
             db.session.commit()
             realtime.touch(campaign.id)
-            flash(_("Campaign saved: %(status)s.", status=campaign.status), "info")
+            flash(_("Campaign saved: %(status)s.", status=label(CAMPAIGN_STATUSES, campaign.status)), "info")
     return redirect(url_for("organiser.campaign", slug=slug))
 
 
@@ -153,7 +154,7 @@ def accounts_page():
             user.email_confirmed_at = utcnow()
             audit(current_user, "account.create", user.username, role=user.role)
             db.session.commit()
-            flash(_("Account created: %(name)s (%(role)s).", name=user.username, role=user.role), "info")
+            flash(_("Account created: %(name)s (%(role)s).", name=user.username, role=label(ROLES, user.role)), "info")
             return redirect(url_for("organiser.accounts_page"))
     staff = db.session.scalars(select(User).where(User.role.in_(STAFF)).order_by(User.username)).all()
     return render_template("organiser/accounts.html", form=form, staff=staff)
