@@ -6,6 +6,7 @@ import pytest
 from app import create_app
 from app.extensions import db
 from app.services.importer import create_campaign, read_campaign
+from databases import fresh_schema
 from helpers import write_campaign
 
 
@@ -69,30 +70,6 @@ def app(tmp_path):
         if database.startswith("sqlite"):
             db.drop_all()
         db.engine.dispose()  # no connections left behind between tests
-
-
-_pg_schema = {"made": False}
-
-
-def fresh_schema(database):
-    """Empty tables for one test. On PostgreSQL (BOZKA_TEST_DATABASE_URL) the
-    schema is made once per run and emptied between tests (much faster than
-    dropping and creating it); if another fixture dropped it, it is made again."""
-    if database.startswith("sqlite"):
-        db.drop_all()
-        db.create_all()
-        return
-    if _pg_schema["made"]:
-        names = ", ".join(f'"{table.name}"' for table in db.metadata.sorted_tables)
-        try:
-            db.session.execute(db.text(f"TRUNCATE {names} RESTART IDENTITY CASCADE"))
-            db.session.commit()
-            return
-        except Exception:  # noqa: BLE001 (a table is missing: make them all again)
-            db.session.rollback()
-    db.drop_all()
-    db.create_all()
-    _pg_schema["made"] = True
 
 
 @pytest.fixture

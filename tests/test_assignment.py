@@ -12,6 +12,7 @@ from app.extensions import db
 from app.models import Campaign, Control, Item, Participation, Sentence, Slot, Ticket, utcnow
 from app.services import accounts, assignment, evaluation, quality
 from app.services.importer import create_campaign, read_campaign
+from databases import fresh_schema
 from helpers import write_campaign
 
 
@@ -35,8 +36,7 @@ def _step(campaign, participation, choice_for, now, rng):
 
 def _fresh(app):
     db.session.remove()
-    db.drop_all()
-    db.create_all()
+    fresh_schema(app.config["SQLALCHEMY_DATABASE_URI"])
 
 
 def test_next_item_fills_the_fullest_sentence_first(app, make_campaign):

@@ -8,6 +8,7 @@ import pytest
 from app import realtime
 from app.extensions import db
 from app.services import dashboard
+from databases import fresh_schema
 from security_helpers import build_app
 
 
@@ -18,8 +19,7 @@ def limited_app(tmp_path):
     realtime.reset()
     dashboard.forget()
     with app.app_context():
-        db.drop_all()
-        db.create_all()
+        fresh_schema(app.config["SQLALCHEMY_DATABASE_URI"])
         yield app
         db.session.remove()
-        db.drop_all()
+        db.engine.dispose()

@@ -13,6 +13,7 @@ from app.extensions import db
 from app.models import AuditLog, User
 from app.services import accounts
 from app.services.security import common_passwords, password_problem
+from databases import fresh_schema
 from helpers import csrf_token, register
 from security_helpers import STRONG, add_campaign, assert_inert, build_app, login, make_staff
 
@@ -280,7 +281,7 @@ def test_session_cookies_are_httponly_and_samesite_lax(app):
 def test_cookies_are_secure_when_configured(tmp_path):
     app = build_app(tmp_path, SESSION_COOKIE_SECURE=True)
     with app.app_context():
-        db.create_all()
+        fresh_schema(app.config["SQLALCHEMY_DATABASE_URI"])
         make_staff("volunteer", "ane")
         client = app.test_client()
         token = csrf_token(client, "/login")
@@ -292,7 +293,8 @@ def test_cookies_are_secure_when_configured(tmp_path):
         token = csrf_token(client, "/reset")
         language = client.post("/language", data={"csrf_token": token, "lang": "en"})
         assert "Secure" in _cookies(language)["bozka_lang"]
-        db.drop_all()
+        db.session.remove()
+        db.engine.dispose()
 
 
 @pytest.mark.parametrize("target", ["//evil.example/", "/\\evil.example/", "https://evil.example/", "/\t/evil.example"])
