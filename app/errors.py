@@ -1,5 +1,5 @@
 """Security headers and clean error answers."""
-from flask import abort, jsonify, render_template, request
+from flask import abort, g, jsonify, render_template, request
 from flask_babel import gettext as _
 from sqlalchemy.exc import OperationalError
 
@@ -77,5 +77,10 @@ def register(app):
         from .extensions import db
 
         db.session.rollback()
+        # Answer without the database: the rollback expired the volunteer (if
+        # loaded at all), so the page is made as for a visitor, in the language
+        # of the cookie or the browser (not the campaign's, which is stored).
+        g.database_unavailable = True
+        g._login_user = app.login_manager.anonymous_user()
         app.logger.warning("database unavailable: %s", error)
         return page(503, _("Busy"), _("The site is very busy right now and your last action was not saved. Please try again in a moment."))

@@ -54,7 +54,7 @@ def available_locales(translations_dir):
 def _campaign_locale():
     """The default interface language of the campaign in the URL, if any."""
     slug = (request.view_args or {}).get("slug")
-    if not slug:
+    if not slug or g.get("database_unavailable"):
         return None
     loaded = g.get("bozka_campaign")  # set by web.find_campaign
     if loaded is not None and loaded.slug == slug:

@@ -8,6 +8,9 @@
 #                                   BOZKA_TEST_DATABASE_URL=...  BOZKA_TEST_REDIS_URL=...
 #   scripts/services.sh env       print the same assignments for running services
 #   scripts/services.sh stop      stop both and delete the directory
+#   scripts/services.sh restart-postgres
+#                                 restart PostgreSQL at once (fast shutdown: open
+#                                 connections are cut), same port (the fault test)
 #   scripts/services.sh run CMD   start, run CMD with both variables exported, stop
 #                                 (even when CMD fails); exits with CMD's status
 #
@@ -146,6 +149,13 @@ print_env() {
   echo "BOZKA_TEST_REDIS_URL=redis://127.0.0.1:$(cat "$STATE/redis.port")/0"
 }
 
+restart_postgres() {
+  pg_running || { log "PostgreSQL is not running"; exit 1; }
+  # pg_ctl restart keeps the options the server was started with.
+  as_pg "$(pg_bin)/pg_ctl" -D "$PGDATA" -l "$STATE/pg.log" -m fast -w -t 60 restart >/dev/null
+  log "PostgreSQL restarted"
+}
+
 stop_all() {
   if [ -f "$STATE/redis.port" ]; then
     redis-cli -h 127.0.0.1 -p "$(cat "$STATE/redis.port")" shutdown nosave >/dev/null 2>&1 || true
@@ -162,6 +172,7 @@ case "${1:-}" in
   start) install_packages; start_postgres; start_redis; print_env ;;
   env) pg_running && redis_running || { log "not running (scripts/services.sh start)"; exit 1; }; print_env ;;
   stop) stop_all ;;
+  restart-postgres) restart_postgres ;;
   run)
     shift
     install_packages; start_postgres; start_redis
@@ -171,5 +182,5 @@ case "${1:-}" in
     "$@" || status=$?
     exit "$status"
     ;;
-  *) echo "usage: $0 install|start|env|stop|run CMD..." >&2; exit 2 ;;
+  *) echo "usage: $0 install|start|env|stop|restart-postgres|run CMD..." >&2; exit 2 ;;
 esac

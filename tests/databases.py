@@ -25,10 +25,12 @@ def scratch_database(folder, prefix="bozka_scratch"):
         return
     from sqlalchemy import create_engine, text
     from sqlalchemy.engine import make_url
+    from sqlalchemy.pool import NullPool
 
     url = make_url(base)
     name = f"{prefix}_{secrets.token_hex(4)}"
-    admin = create_engine(url, isolation_level="AUTOCOMMIT")
+    # A connection each time: the server may have been restarted meanwhile.
+    admin = create_engine(url, isolation_level="AUTOCOMMIT", poolclass=NullPool)
     with admin.connect() as connection:
         connection.execute(text(f'CREATE DATABASE "{name}"'))
     try:

@@ -5,6 +5,8 @@ WebSocket worker; tests/e2e/conftest.py), on loopback, bounded in time:
   every acknowledged judgment is in the database exactly once and every
   volunteer's current item is served again;
 - Redis stopped and restarted: judging goes on, live updates resume;
+- PostgreSQL restarted under a load of volunteers (in the PostgreSQL pass):
+  requests retry or fail with a clean 503, nothing half-written or doubled;
 - a phone losing the reply to its answer (headless Chromium): the script
   sends the same answer again and it counts once.
 """
@@ -23,6 +25,7 @@ import time
 import pytest
 import requests
 
+from databases import on_postgresql, scratch_database
 from e2e.conftest import CHROMIUM, CHROMIUM_ARGS, ROOT, _free_port, _wait_until_up, flask_command, serve_command
 
 SLUG = "demo-en-eu"
@@ -44,9 +47,11 @@ class Site:
     def __init__(self, **env):
         self.instance = tempfile.mkdtemp(prefix="bozka-faults-")
         self.env = {**os.environ, "BOZKA_INSTANCE": self.instance, "SECRET_KEY": "faults-secret",
-                    "FLASK_DEBUG": "0", "PYTHONUNBUFFERED": "1", **env}
+                    "FLASK_DEBUG": "0", "PYTHONUNBUFFERED": "1"}
         for name in ("DATABASE_URL", "MAIL_SERVER", "BOZKA_RANDOM_SEED"):
             self.env.pop(name, None)
+        self.env.update(env)
+        self.database_url = env.get("DATABASE_URL")  # None: SQLite in the instance folder
         if "SOCKETIO_MESSAGE_QUEUE" not in env:
             self.env.pop("SOCKETIO_MESSAGE_QUEUE", None)
         self.port = _free_port()
@@ -81,6 +86,13 @@ class Site:
             self.process.wait()
 
     def query(self, sql, *args):
+        if self.database_url:
+            import psycopg
+            from sqlalchemy.engine import make_url
+
+            url = make_url(self.database_url).set(drivername="postgresql")
+            with psycopg.connect(url.render_as_string(hide_password=False)) as connection:
+                return connection.execute(sql.replace("?", "%s"), args).fetchall()
         connection = sqlite3.connect(self.database, timeout=30)
         try:
             return connection.execute(sql, args).fetchall()
@@ -119,6 +131,7 @@ class Volunteer:
         self.sent, self.acked, self.stale = [], [], []
         self.current = None
         self.errors = 0
+        self.server_errors = []  # HTTP statuses of 5xx answers (retried)
         self.idle = threading.Event()
         self.failure = None
 
@@ -129,6 +142,7 @@ class Volunteer:
                 response = self.http.request(method, self.base + path, timeout=10, **kwargs)
                 if response.status_code < 500:
                     return response
+                self.server_errors.append(response.status_code)
             except requests.RequestException:
                 pass
             self.errors += 1
@@ -208,55 +222,92 @@ def _check_exactly_once(site, volunteers):
                        "AND slot_id IS NOT NULL")[0][0]
     assert site.query("SELECT sum(collected_judgments) FROM campaigns")[0][0] == valid
     assert site.query("SELECT coalesce(sum(collected), 0) FROM slots")[0][0] == valid
-    holding = site.query("SELECT count(*) FROM items WHERE holding = 1 AND slot_id IS NOT NULL")[0][0]
+    holding = site.query("SELECT count(*) FROM items WHERE holding AND slot_id IS NOT NULL")[0][0]
     assert site.query("SELECT coalesce(sum(pending), 0) - coalesce(sum(collected), 0) FROM slots")[0][0] == holding
     return len(acked)
+
+
+class Load:
+    """Volunteers judging in threads; ``pause`` stops them between answers."""
+
+    def __init__(self, volunteers):
+        self.volunteers = volunteers
+        self.go, self.stop = threading.Event(), threading.Event()
+        self.go.set()
+        self.threads = [threading.Thread(target=v.run, args=(self.go, self.stop, n), daemon=True)
+                        for n, v in enumerate(volunteers)]
+
+    def __enter__(self):
+        for thread in self.threads:
+            thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop.set()
+        self.go.set()
+        for thread in self.threads:
+            thread.join(timeout=60)
+
+    def acked(self):
+        return sum(len(v.acked) for v in self.volunteers)
+
+    def errors(self):
+        return sum(v.errors for v in self.volunteers)
+
+    def wait_for(self, target, timeout=60):
+        deadline = time.monotonic() + timeout
+        while self.acked() < target and time.monotonic() < deadline:
+            time.sleep(0.05)
+        return self.acked()
+
+    def pause(self):
+        self.go.clear()
+
+    def settle(self):
+        """After ``pause``: every phone has its last answer and waits."""
+        for volunteer in self.volunteers:
+            assert volunteer.idle.wait(90), f"{volunteer.name} never got an answer"
+            assert volunteer.failure is None, volunteer.failure
+
+    def resume(self):
+        self.go.set()
+
+
+def _registered(server, prefix, count=6):
+    volunteers = [Volunteer(server.url, f"{prefix}{n}") for n in range(count)]
+    for volunteer in volunteers:
+        volunteer.register()
+    return volunteers
+
+
+def _assert_where_they_were(server, volunteers):
+    """Everyone continues where they were: the same current item."""
+    for volunteer in volunteers:
+        rows = server.query(
+            "SELECT i.token FROM items i JOIN participations p ON p.id = i.participation_id "
+            "JOIN users u ON u.id = p.user_id WHERE u.username = ? AND i.answered_at IS NULL", volunteer.name)
+        assert [token for (token,) in rows] == [volunteer.current], volunteer.name
+        assert volunteer.item()["token"] == volunteer.current, volunteer.name
 
 
 def test_sigkill_under_load_loses_and_doubles_nothing(site):
     # Many volunteers register from one address here: no registration limit.
     server = site(RATELIMIT_ENABLED="false")
     server.start()
-    volunteers = [Volunteer(server.url, f"load{n}") for n in range(6)]
-    for volunteer in volunteers:
-        volunteer.register()
-    go, stop = threading.Event(), threading.Event()
-    go.set()
-    threads = [threading.Thread(target=v.run, args=(go, stop, n), daemon=True) for n, v in enumerate(volunteers)]
-    for thread in threads:
-        thread.start()
-    try:
-        deadline = time.monotonic() + 60
-        while sum(len(v.acked) for v in volunteers) < 30 and time.monotonic() < deadline:
-            time.sleep(0.05)
-        acked_before_kill = sum(len(v.acked) for v in volunteers)
+    volunteers = _registered(server, "load")
+    with Load(volunteers) as load:
+        acked_before_kill = load.wait_for(30)
         assert acked_before_kill >= 30, server.log()[-3000:]
         server.kill()  # requests are in flight
-        errors_at_kill = sum(v.errors for v in volunteers)
-        go.clear()
+        errors_at_kill = load.errors()
+        load.pause()
         time.sleep(1.0)  # the phones keep trying meanwhile
         server.start()
-        for volunteer in volunteers:
-            assert volunteer.idle.wait(90), f"{volunteer.name} never got an answer after the restart"
-            assert volunteer.failure is None, volunteer.failure
-        assert sum(v.errors for v in volunteers) > errors_at_kill, "no request met the dead server"
-        # Everyone continues where they were: the same current item.
-        for volunteer in volunteers:
-            rows = server.query(
-                "SELECT i.token FROM items i JOIN participations p ON p.id = i.participation_id "
-                "JOIN users u ON u.id = p.user_id WHERE u.username = ? AND i.answered_at IS NULL", volunteer.name)
-            assert [token for (token,) in rows] == [volunteer.current], volunteer.name
-            assert volunteer.item()["token"] == volunteer.current, volunteer.name
-        go.set()
-        target = sum(len(v.acked) for v in volunteers) + 12
-        deadline = time.monotonic() + 60
-        while sum(len(v.acked) for v in volunteers) < target and time.monotonic() < deadline:
-            time.sleep(0.05)
-    finally:
-        stop.set()
-        go.set()
-        for thread in threads:
-            thread.join(timeout=60)
+        load.settle()
+        assert load.errors() > errors_at_kill, "no request met the dead server"
+        _assert_where_they_were(server, volunteers)
+        load.resume()
+        load.wait_for(load.acked() + 12)
     assert all(v.failure is None for v in volunteers), [v.failure for v in volunteers]
     server.stop()
     acknowledged = _check_exactly_once(server, volunteers)
@@ -264,6 +315,35 @@ def test_sigkill_under_load_loses_and_doubles_nothing(site):
     print(f"SIGKILL test: {len(volunteers)} volunteers, {acknowledged} acknowledged judgments "
           f"({acked_before_kill} before the kill), {sum(len(v.stale) for v in volunteers)} answers already "
           f"saved when resent, {sum(v.errors for v in volunteers)} failed requests retried")
+
+
+@pytest.mark.skipif(not on_postgresql(), reason="PostgreSQL pass only (scripts/services.sh run)")
+def test_postgresql_restarted_under_load_loses_and_doubles_nothing(site, tmp_path):
+    with scratch_database(tmp_path, "bozka_restart") as url:
+        server = site(RATELIMIT_ENABLED="false", DATABASE_URL=url)
+        server.start()
+        volunteers = _registered(server, "pg")
+        with Load(volunteers) as load:
+            acked_before = load.wait_for(30)
+            assert acked_before >= 30, server.log()[-3000:]
+            restart = subprocess.run(["bash", os.path.join(ROOT, "scripts", "services.sh"), "restart-postgres"],
+                                     capture_output=True, text=True, timeout=120)
+            assert restart.returncode == 0, restart.stderr
+            # The same server process goes on: its pool drops the cut connections.
+            acked_after = load.wait_for(load.acked() + 30)
+            assert acked_after >= acked_before + 30, server.log()[-3000:]
+            load.pause()
+            load.settle()
+            _assert_where_they_were(server, volunteers)
+        assert all(v.failure is None for v in volunteers), [v.failure for v in volunteers]
+        statuses = sorted({code for v in volunteers for code in v.server_errors})
+        errors = [line for line in server.log().splitlines() if "Error" in line or "error" in line]
+        assert set(statuses) <= {503}, (statuses, "\n".join(errors))  # a clean 503, never a 500
+        server.stop()
+        acknowledged = _check_exactly_once(server, volunteers)
+        print(f"PostgreSQL restart: {acknowledged} acknowledged judgments ({acked_before} before the restart), "
+              f"{sum(len(v.stale) for v in volunteers)} answers already saved when resent, "
+              f"HTTP 5xx answers {statuses or 'none'}, {sum(v.errors for v in volunteers)} requests retried")
 
 
 # --- Redis down ---------------------------------------------------------------------
