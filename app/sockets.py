@@ -7,6 +7,7 @@ from flask_socketio import disconnect, join_room
 
 from . import realtime
 from .extensions import socketio
+from .services.importer import SLUG_RE
 from .web import find_campaign, participation_of
 
 _memberships = {}  # sid -> (campaign id, participation id)
@@ -25,6 +26,13 @@ def _too_many(sid):
     return len(recent) > EVENTS_PER_WINDOW
 
 
+def _slug_of(data):
+    """The campaign slug of an event, if it is one a campaign could have
+    (so no NUL or other text the database would refuse)."""
+    slug = data.get("campaign") if isinstance(data, dict) else None
+    return slug if isinstance(slug, str) and SLUG_RE.fullmatch(slug) else None
+
+
 @socketio.on("connect")
 def on_connect(auth=None):
     # Only logged-in volunteers may connect.
@@ -35,8 +43,8 @@ def on_connect(auth=None):
 def on_join(data):
     if _too_many(request.sid):
         return {"ok": False, "error": "too many events"}
-    slug = data.get("campaign") if isinstance(data, dict) else None
-    if not isinstance(slug, str) or not 0 < len(slug) <= 64:
+    slug = _slug_of(data)
+    if slug is None:
         return {"ok": False, "error": "invalid"}
     campaign = find_campaign(slug)
     participation = participation_of(current_user, campaign) if campaign else None
@@ -56,10 +64,10 @@ def on_watch(data):
     """An organiser's or researcher's dashboard: the organiser room only."""
     if _too_many(request.sid):
         return {"ok": False, "error": "too many events"}
-    slug = data.get("campaign") if isinstance(data, dict) else None
     if current_user.role not in ("organiser", "researcher"):
         return {"ok": False, "error": "forbidden"}
-    if not isinstance(slug, str) or not 0 < len(slug) <= 64:
+    slug = _slug_of(data)
+    if slug is None:
         return {"ok": False, "error": "invalid"}
     campaign = find_campaign(slug)
     if campaign is None:
