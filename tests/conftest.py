@@ -6,6 +6,7 @@ import pytest
 from app import create_app
 from app.extensions import db
 from app.services.importer import create_campaign, read_campaign
+from browser import browser  # noqa: F401 (the session's Chromium, for every folder)
 from databases import fresh_schema
 from helpers import write_campaign
 

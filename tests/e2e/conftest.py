@@ -19,21 +19,11 @@ import urllib.error
 import urllib.request
 
 import pytest
+from browser import CHROMIUM, CHROMIUM_ARGS  # noqa: F401 (imported from here by other tests)
 from databases import scratch_database
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BIN = os.path.dirname(sys.executable)
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-    "--disable-quic",
-    "--disable-sync",
-]
 SCREENSHOTS = os.path.join(ROOT, "tests", "screenshots")
 _server = {}  # "log": the running server's log file
 
@@ -171,22 +161,6 @@ def pytest_runtest_makereport(item, call):
     report = outcome.get_result()
     if report.failed and "live_server" in getattr(item, "fixturenames", ()):
         report.sections.append(("server log (last 60 lines)", "\n".join(_read_server_log().splitlines()[-60:])))
-
-
-@pytest.fixture(scope="session")
-def browser():
-    if not os.path.exists(CHROMIUM):
-        pytest.skip(f"{CHROMIUM} is missing (make chromium installs it)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(
-            executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
-        )
-        try:
-            yield chromium
-        finally:
-            chromium.close()
 
 
 @pytest.fixture(scope="session")

@@ -26,7 +26,7 @@ import pytest
 import requests
 
 from databases import on_postgresql, scratch_database
-from e2e.conftest import CHROMIUM, CHROMIUM_ARGS, ROOT, _free_port, _wait_until_up, flask_command, serve_command
+from e2e.conftest import ROOT, _free_port, _wait_until_up, flask_command, serve_command
 
 SLUG = "demo-en-eu"
 PASSWORD = "correct horse battery 9"
@@ -485,43 +485,39 @@ def _wait_for(condition, seconds, what):
 
 # --- a phone loses the reply to its answer (headless Chromium) ---------------------------
 
-def test_a_lost_reply_is_retried_by_the_page_and_counts_once(site):
-    if not os.path.exists(CHROMIUM):
-        pytest.skip(f"{CHROMIUM} is missing (make chromium installs it)")
-    from playwright.sync_api import expect, sync_playwright
+def test_a_lost_reply_is_retried_by_the_page_and_counts_once(site, browser):
+    from playwright.sync_api import expect
 
     server = site()
     server.start()
     phone = Volunteer(server.url, "phone")
     phone.register()
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        try:
-            context = browser.new_context()
-            context.add_cookies([{"name": c.name, "value": c.value, "url": server.url} for c in phone.http.cookies])
-            page = context.new_page()
-            lost = []
+    context = browser.new_context()
+    try:
+        context.add_cookies([{"name": c.name, "value": c.value, "url": server.url} for c in phone.http.cookies])
+        page = context.new_page()
+        lost = []
 
-            def drop_first_reply(route):
-                if not lost:
-                    route.fetch()  # the server gets the answer and saves it...
-                    lost.append(True)
-                    route.abort("internetdisconnected")  # ...but the phone never hears back
-                else:
-                    route.continue_()
+        def drop_first_reply(route):
+            if not lost:
+                route.fetch()  # the server gets the answer and saves it...
+                lost.append(True)
+                route.abort("internetdisconnected")  # ...but the phone never hears back
+            else:
+                route.continue_()
 
-            page.route("**/api/judgment", drop_first_reply)
-            page.goto(f"{server.url}/c/{SLUG}/evaluate")
-            first = page.locator("input[name=token]").input_value()
-            # The first item is a control: answer it right (a wrong answer ends participation).
-            right_is_better = page.locator("#text-right").inner_text().strip() in BETTER
-            page.get_by_label("The second translation" if right_is_better else "The first translation").check()
-            page.locator("#next").click()
-            expect(page.locator("input[name=token]")).not_to_have_value(first, timeout=20000)
-            assert lost
-            second = page.locator("input[name=token]").input_value()
-        finally:
-            browser.close()
+        page.route("**/api/judgment", drop_first_reply)
+        page.goto(f"{server.url}/c/{SLUG}/evaluate")
+        first = page.locator("input[name=token]").input_value()
+        # The first item is a control: answer it right (a wrong answer ends participation).
+        right_is_better = page.locator("#text-right").inner_text().strip() in BETTER
+        page.get_by_label("The second translation" if right_is_better else "The first translation").check()
+        page.locator("#next").click()
+        expect(page.locator("input[name=token]")).not_to_have_value(first, timeout=20000)
+        assert lost
+        second = page.locator("input[name=token]").input_value()
+    finally:
+        context.close()
     server.stop()
     rows = server.query("SELECT token, answered_at IS NOT NULL FROM items ORDER BY position")
     assert rows[0] == (first, 1) and rows[1] == (second, 0)
