@@ -1,14 +1,10 @@
-import os
-import re
-
 import pytest
 
-from app import create_app
 from app.extensions import db
 from app.services.importer import create_campaign, read_campaign
 from browser import browser  # noqa: F401 (the session's Chromium, for every folder)
 from databases import fresh_schema
-from helpers import write_campaign
+from helpers import build_app, write_campaign
 
 
 
@@ -32,32 +28,8 @@ def fresh_user_per_event(monkeypatch):
 
 @pytest.fixture
 def app(tmp_path):
-    database = os.environ.get("BOZKA_TEST_DATABASE_URL") or f"sqlite:///{tmp_path / 'test.sqlite3'}"
-    app = create_app(
-        {
-            "TESTING": True,
-            "SQLALCHEMY_DATABASE_URI": database,
-            "SECRET_KEY": "test-secret",
-            "BOZKA_RANDOM_SEED": 1,
-            "SERVER_NAME": "localhost",
-            "SOCKETIO_MESSAGE_QUEUE": None,
-            "SOCKETIO_ASYNC_MODE": "threading",
-            "BOZKA_REALTIME_TICKER": False,
-            "RATELIMIT_ENABLED": False,  # tests/test_security.py turns it on
-        }
-    )
-    import random
-
-    app.extensions["bozka_rng"] = random.Random(1)
-    @app.before_request
-    def fresh_g():
-        # Tests hold one app context for direct database checks; in
-        # production every request has its own, so give each request a
-        # clean ``g`` (flask-login caches the user there).
-        from flask import g
-
-        for name in list(vars(g)):
-            delattr(g, name)
+    app = build_app(tmp_path)
+    database = app.config["SQLALCHEMY_DATABASE_URI"]
 
     from app import realtime
     from app.services import dashboard

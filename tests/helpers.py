@@ -1,5 +1,6 @@
 """Helpers shared by the tests (imported as ``helpers``)."""
 import os
+import random
 import re
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -58,3 +59,39 @@ def register(client, slug="test", username="ane", email="ane@example.org", passw
             "consent": "y",
         },
     )
+
+
+def build_app(tmp_path, **overrides):
+    """The site as the tests use it: the test database (SQLite in ``tmp_path``,
+    or BOZKA_TEST_DATABASE_URL), a seeded random source, no message queue, no
+    rate limits unless ``RATELIMIT_ENABLED=True`` is given."""
+    from app import create_app
+
+    database = os.environ.get("BOZKA_TEST_DATABASE_URL") or f"sqlite:///{tmp_path / 'test.sqlite3'}"
+    config = {
+        "TESTING": True,
+        "SQLALCHEMY_DATABASE_URI": database,
+        "SECRET_KEY": "test-secret",
+        "BOZKA_RANDOM_SEED": 1,
+        "SERVER_NAME": "localhost",
+        "SOCKETIO_MESSAGE_QUEUE": None,
+        "SOCKETIO_ASYNC_MODE": "threading",
+        "BOZKA_REALTIME_TICKER": False,
+        "RATELIMIT_ENABLED": False,
+        "RATELIMIT_STORAGE_URI": "memory://",
+        **overrides,
+    }
+    app = create_app(config)
+    app.extensions["bozka_rng"] = random.Random(1)
+
+    @app.before_request
+    def fresh_g():
+        # Tests hold one app context for direct database checks; in
+        # production every request has its own, so give each request a
+        # clean ``g`` (flask-login caches the user there).
+        from flask import g
+
+        for name in list(vars(g)):
+            delattr(g, name)
+
+    return app

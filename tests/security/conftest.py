@@ -9,7 +9,7 @@ from app import realtime
 from app.extensions import db
 from app.services import dashboard
 from databases import fresh_schema
-from security_helpers import build_app
+from helpers import build_app
 
 
 @pytest.fixture

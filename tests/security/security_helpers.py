@@ -1,15 +1,13 @@
 """Helpers of the security tests (imported as ``security_helpers``)."""
 
 import os
-import random
 import re
 from html.parser import HTMLParser
 
 from sqlalchemy import func, select
 
-from app import create_app, realtime
 from app.extensions import db
-from app.services import accounts, dashboard
+from app.services import accounts
 
 STRONG = "correct horse 1"
 
@@ -108,35 +106,6 @@ def assert_inert(html, expected=(), where=""):
                 f"{where}: a bidirectional control outside an isolating element: {data[:60]!r}"
             )
     return page
-
-
-def build_app(tmp_path, **overrides):
-    """An app like tests/conftest.py's, with overrides (rate limits on, ...)."""
-    database = os.environ.get("BOZKA_TEST_DATABASE_URL") or f"sqlite:///{tmp_path / 'test.sqlite3'}"
-    config = {
-        "TESTING": True,
-        "SQLALCHEMY_DATABASE_URI": database,
-        "SECRET_KEY": "test-secret",
-        "BOZKA_RANDOM_SEED": 1,
-        "SERVER_NAME": "localhost",
-        "SOCKETIO_MESSAGE_QUEUE": None,
-        "SOCKETIO_ASYNC_MODE": "threading",
-        "BOZKA_REALTIME_TICKER": False,
-        "RATELIMIT_ENABLED": False,
-        "RATELIMIT_STORAGE_URI": "memory://",
-    }
-    config.update(overrides)
-    app = create_app(config)
-    app.extensions["bozka_rng"] = random.Random(1)
-
-    @app.before_request
-    def fresh_g():
-        from flask import g
-
-        for name in list(vars(g)):
-            delattr(g, name)
-
-    return app
 
 
 def make_staff(role="organiser", name=None, password=STRONG):

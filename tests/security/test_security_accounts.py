@@ -14,8 +14,8 @@ from app.models import AuditLog, User
 from app.services import accounts
 from app.services.security import common_passwords, password_problem
 from databases import fresh_schema
-from helpers import csrf_token, register
-from security_helpers import STRONG, add_campaign, assert_inert, build_app, login, make_staff
+from helpers import build_app, csrf_token, register
+from security_helpers import STRONG, add_campaign, assert_inert, login, make_staff
 
 def _without_tokens(html):
     return re.sub(r'value="[^"]*"', 'value=""', html)
