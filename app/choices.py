@@ -48,6 +48,14 @@ STAFF_ROLES = [("organiser", _l("Organiser")), ("researcher", _l("Researcher"))]
 
 ROLES = STAFF_ROLES + [("volunteer", _l("Volunteer"))]
 
+EXPORTS = [
+    ("judgments", _l("Every judgment")),
+    ("controls", _l("Control answers")),
+    ("discarded", _l("Discarded judgments")),
+    ("volunteers", _l("Volunteer profiles")),
+    ("wmt", _l("WMT / Appraise relative ranking")),
+]
+
 
 def label(choices, value):
     """The translated label of a stored code (the code itself if unknown)."""

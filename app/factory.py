@@ -6,12 +6,13 @@ from functools import lru_cache, partial
 
 from babel import Locale, UnknownLocaleError
 from flask import Flask, current_app, g, has_request_context, request
+from flask_babel import lazy_gettext as _l
 from flask_login import current_user
 from sqlalchemy import bindparam, event, select
 from sqlalchemy.engine import Engine
 
 from . import config as config_module
-from .choices import CAMPAIGN_STATUSES, ROLES, label
+from .choices import CAMPAIGN_STATUSES, EXPORTS, ROLES, label
 from .extensions import babel, csrf, db, limiter, login_manager, migrate, socketio
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -161,6 +162,8 @@ def create_app(overrides=None):
     login_manager.init_app(app)
     login_manager.login_view = "auth.login"
     login_manager.login_message_category = "info"
+    login_manager.login_message = _l("Please log in to see this page.")
+    login_manager.localize_callback = str  # translated when flashed, in the request's language
 
     # Handlers first: SocketIO keeps them for every server init_app creates.
     from . import sockets  # noqa: F401
@@ -205,6 +208,7 @@ def create_app(overrides=None):
     app.jinja_env.globals["language_name"] = language_name
     app.jinja_env.globals["status_label"] = partial(label, CAMPAIGN_STATUSES)
     app.jinja_env.globals["role_label"] = partial(label, ROLES)
+    app.jinja_env.globals["export_label"] = partial(label, EXPORTS)
     app.jinja_env.globals["interface_languages"] = [
         (code, language_name(code, code, capitalised=True)) for code in app.config["LANGUAGES"]
     ]

@@ -435,6 +435,8 @@ def test_statuses_and_roles_are_shown_in_the_interface_language(app, make_campai
     assert "Irekita" in page  # "Open": the label, never the stored code
     listing = organiser.get("/organiser/").get_data(as_text=True)
     assert "<td>Irekita</td>" in listing and "<td>open</td>" not in listing
+    dashboard = organiser.get("/organiser/c/test/").get_data(as_text=True)
+    assert "<td>Ebaluazio guztiak</td>" in dashboard and "<td>judgments</td>" not in dashboard
     token = csrf_token(organiser, "/organiser/accounts")
     page = organiser.post("/organiser/accounts", follow_redirects=True, data={
         "csrf_token": token, "role": "researcher", "username": "ikerlari", "email": "ikerlari@example.org",

@@ -111,3 +111,10 @@ def test_plurals_and_numbers_through_babel(app):
                 assert "1" in one and "5" in five and one.replace("1", "") != five.replace("5", "")
         with force_locale("en"):
             assert format_number(1234) == "1,234"
+
+
+def test_the_log_in_notice_is_translated(app, client, make_campaign):
+    """Flask-Login's notice on a page that needs an account is ours, translated."""
+    client.set_cookie("bozka_lang", "es", domain="localhost")
+    page = client.get("/organiser/", follow_redirects=True).get_data(as_text=True)
+    assert "Inicia sesión para ver esta página." in page and "Please log in" not in page
