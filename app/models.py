@@ -268,6 +268,9 @@ class Item(db.Model):
     left_system = db.relationship("System", foreign_keys=[left_system_id])
     right_system = db.relationship("System", foreign_keys=[right_system_id])
 
+    # (source, left, right) as shown, when serving the item read them (not a column).
+    texts = None
+
     @property
     def is_control(self):
         return self.control_id is not None

@@ -44,18 +44,6 @@ def participation_of(user, campaign):
     return db.session.scalar(_PARTICIPATION, {"user_id": user.id, "campaign_id": campaign.id})
 
 
-_PARTICIPATION_ID = select(Participation.id).where(
-    Participation.user_id == bindparam("user_id"), Participation.campaign_id == bindparam("campaign_id")
-)
-
-
-def participation_id_of(user, campaign):
-    """The id alone (the judging API locks and reads the row itself)."""
-    if not user.is_authenticated:
-        return None
-    return db.session.scalar(_PARTICIPATION_ID, {"user_id": user.id, "campaign_id": campaign.id})
-
-
 def rng():
     return current_app.extensions["bozka_rng"]
 

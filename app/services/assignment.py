@@ -25,13 +25,14 @@ import time
 from dataclasses import dataclass, field
 from datetime import timedelta
 
-from sqlalchemy import bindparam, case, event, exists, func, insert, select, update
+from sqlalchemy import String, bindparam, case, cast, event, exists, func, insert, literal_column, select, update
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session, aliased, make_transient_to_detached
 from sqlalchemy.orm.attributes import set_committed_value
+from sqlalchemy.orm.util import identity_key
 
 from ..extensions import db
-from ..models import Campaign, Control, Item, Output, Participation, Sentence, Slot
+from ..models import Campaign, Control, Item, Output, Participation, Sentence, Slot, Ticket
 from . import quality, rewards
 
 CHOICES = ("left", "right", "equal")
@@ -40,13 +41,35 @@ CHOICES = ("left", "right", "equal")
 # on SQLite, building a statement costs more than running it.
 # An update takes the lock (the row's on PostgreSQL, the write lock on
 # SQLite) and returns the row as it is under that lock, in one statement.
-_LOCK_PARTICIPATION = (
-    update(Participation)
-    .where(Participation.id == bindparam("participation_id"))
-    .values(items_served=Participation.items_served)
-    .returning(Participation)
-    .execution_options(synchronize_session=False, populate_existing=True)
+_participations = Participation.__table__
+_by_id = _participations.c.id == bindparam("lock_participation_id")
+_by_user = (_participations.c.user_id == bindparam("lock_user_id")) & (
+    _participations.c.campaign_id == bindparam("lock_campaign_id")
 )
+
+
+def _lock_statement(which, participation_id):
+    """The lock, returning the row and the volunteer's valid ticket numbers
+    (comma-separated). The tickets' subquery names the participation by
+    bound parameters, not by correlation: SQLAlchemy writes RETURNING
+    columns unqualified on SQLite, where a correlated ``id`` would be the
+    ticket's."""
+    tickets = (
+        select(func.aggregate_strings(cast(Ticket.number, String), literal_column("','")))
+        .where(Ticket.participation_id == participation_id, Ticket.voided_at.is_(None))
+        .scalar_subquery()
+    )
+    return (
+        update(_participations)
+        .where(which)
+        .values(items_served=_participations.c.items_served)
+        .returning(*_participations.c, tickets)
+    )
+
+
+_LOCK_BY_ID = _lock_statement(_by_id, bindparam("lock_participation_id"))
+_LOCK_BY_USER = _lock_statement(_by_user, select(_participations.c.id).where(_by_user).scalar_subquery())
+_PARTICIPATION_COLUMNS = tuple(column.key for column in _participations.c)
 _CURRENT_ITEM = (
     select(Item)
     .where(Item.participation_id == bindparam("participation_id"), Item.answered_at.is_(None))
@@ -128,7 +151,40 @@ def _forget_campaign_counts(session, _previous_transaction):
 
 def lock_participation(participation_id):
     """Serialise one volunteer's requests; returns the fresh participation."""
-    return db.session.execute(_LOCK_PARTICIPATION, {"participation_id": participation_id}).scalar_one()
+    return lock_volunteer(participation_id)[0]
+
+
+def lock_volunteer(participation_id=None, *, user_id=None, campaign_id=None):
+    """Serialise one volunteer's requests (by participation id, or by user
+    and campaign); returns the fresh participation and the volunteer's valid
+    ticket numbers, in one statement. (None, ()) if there is no such
+    participation (a user who has not joined the campaign)."""
+    if participation_id is not None:
+        row = _read(_LOCK_BY_ID, {"lock_participation_id": participation_id}).first()
+    else:
+        row = _read(_LOCK_BY_USER, {"lock_user_id": user_id, "lock_campaign_id": campaign_id}).first()
+    if row is None:
+        return None, ()
+    participation = _as_loaded(Participation, dict(zip(_PARTICIPATION_COLUMNS, row)))
+    tickets = row[-1]
+    return participation, tuple(sorted(int(number) for number in tickets.split(","))) if tickets else ()
+
+
+def _as_loaded(model, values):
+    """The session's object for a row read by a Core statement, as a query
+    with ``populate_existing`` would give it (cheaper than the ORM's
+    RETURNING): the object already in the session gets the values, else a
+    new one is attached as that row."""
+    session = db.session()
+    existing = session.identity_map.get(identity_key(model, values["id"]))
+    if existing is not None:
+        for key, value in values.items():
+            set_committed_value(existing, key, value)
+        return existing
+    instance = model(**values)
+    make_transient_to_detached(instance)
+    session.add(instance)
+    return instance
 
 
 def current_item(participation_id):
@@ -233,10 +289,26 @@ _OPEN_SLOTS = select(Slot.id, Slot.pending, Slot.system_a_id, Slot.system_b_id).
     Slot.identical.is_(False),
     Slot.pending < Slot.target,
 )
+
+def _output_text(system):
+    return (
+        select(Output.text)
+        .where(Output.sentence_id == bindparam("text_sentence"), Output.system_id == bindparam(system))
+        .scalar_subquery()
+    )
+
+
+# Takes the slot and returns the texts the item will show, in one statement
+# (the subqueries name their rows by bound parameters: see _lock_statement).
 _TAKE_SLOT = (
     update(Slot)
     .where(Slot.id == bindparam("slot_id"), Slot.pending < Slot.target)
     .values(pending=Slot.pending + 1)
+    .returning(
+        select(Sentence.source).where(Sentence.id == bindparam("text_sentence")).scalar_subquery(),
+        _output_text("text_system_a"),
+        _output_text("text_system_b"),
+    )
 )
 
 
@@ -289,17 +361,27 @@ def _serve_test(campaign, participation, rng):
         slots = _read(_OPEN_SLOTS, {"sentence_id": sentence_id}).all()
         slot = choose_slot(slots, rng)
         if slot is not None:
-            taken = _read(_TAKE_SLOT, {"slot_id": slot.id}).rowcount
-            if taken:
+            taken = _read(
+                _TAKE_SLOT,
+                {
+                    "slot_id": slot.id,
+                    "text_sentence": sentence_id,
+                    "text_system_a": slot.system_a_id,
+                    "text_system_b": slot.system_b_id,
+                },
+            ).first()
+            if taken is not None:
                 _bump_sentence(sentence_id, 1)
-                pair = [slot.system_a_id, slot.system_b_id]
+                source, text_a, text_b = taken
+                pair = [(slot.system_a_id, text_a), (slot.system_b_id, text_b)]
                 rng.shuffle(pair)
                 return dict(
                     slot_id=slot.id,
                     sentence_id=sentence_id,
-                    left_system_id=pair[0],
-                    right_system_id=pair[1],
+                    left_system_id=pair[0][0],
+                    right_system_id=pair[1][0],
                     holding=True,
+                    texts=(source, pair[0][1], pair[1][1]),
                 )
         skip.add(sentence_id)
     return None
@@ -349,6 +431,7 @@ def serve_next(campaign, participation, now, rng):
     if fields is None:
         participation.finished_at = participation.finished_at or now
         return None
+    texts = fields.pop("texts", None)
     values = dict(
         _NEW_ITEM,
         campaign_id=campaign.id,
@@ -362,6 +445,7 @@ def serve_next(campaign, participation, now, rng):
     # One INSERT ... RETURNING instead of a unit-of-work flush; the object
     # is then attached as the row it is (no read back).
     item = Item(id=_read(_INSERT_ITEM, values).scalar_one(), **values)
+    item.texts = texts
     make_transient_to_detached(item)
     db.session.add(item)
     db.session.info.setdefault(_INSERTED, []).append(item)
