@@ -22,8 +22,9 @@ transaction commits, never while it waits for another lock.
 import random
 import secrets
 import time
+import weakref
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from sqlalchemy import String, bindparam, case, cast, event, exists, func, insert, literal_column, select, update
 from sqlalchemy.exc import OperationalError
@@ -227,15 +228,25 @@ def release_hold(item):
     db.session.refresh(item)
 
 
-def release_expired(campaign_id, now):
+def release_expired(campaign_id, now, timeout=None):
     """Free the slots of reservations that timed out (an indexed look-up).
 
     Every request that serves an item does this, in whatever process: it
     never waits, skipping reservations and sentences that another
     transaction holds (that one, or a later request, frees them), and each
-    hold is released once (``release_hold``)."""
-    if _read(_ANY_EXPIRED, {"campaign_id": campaign_id, "now": now}).first() is None:
+    hold is released once (``release_hold``).
+
+    Given the campaign's ``timeout`` (seconds), the look-up is skipped while
+    this process knows that no reservation can have expired yet (see
+    ``_no_expiry_before``)."""
+    memo = _expiry_memo()
+    if timeout is not None and memo.get(campaign_id, _NEVER)[0] <= now < _no_expiry_before(memo, campaign_id, timeout):
+        return 0
+    earliest = _read(_EARLIEST_EXPIRY, {"campaign_id": campaign_id}).scalar()
+    if earliest is None or earliest >= now:
+        memo[campaign_id] = (now, earliest)
         return 0  # the usual case, answered by one index look-up
+    memo.pop(campaign_id, None)
     expired = db.session.scalars(
         select(Item)
         .where(
@@ -255,15 +266,35 @@ def release_expired(campaign_id, now):
     return released
 
 
-_ANY_EXPIRED = (
-    select(Item.id)
-    .where(
-        Item.campaign_id == bindparam("campaign_id"),
-        Item.holding.is_(True),
-        Item.expires_at < bindparam("now", type_=Item.expires_at.type),
-    )
-    .limit(1)
-)
+_EARLIEST_EXPIRY = select(func.min(Item.expires_at)).where(
+    Item.campaign_id == bindparam("campaign_id"), Item.holding.is_(True)
+)  # one look-up in ix_items_hold
+
+# Per database (engine) and campaign: when this process last found no
+# expired reservation, and the earliest expiry of those it found.
+_expiry_memos = weakref.WeakKeyDictionary()
+_NEVER = (datetime.max, None)
+# Reservations made by requests that were under way during the look-up
+# (their time taken before it, their row written after) expire no earlier
+# than the look-up's time plus the timeout, minus at most this much.
+EXPIRY_MARGIN = timedelta(seconds=60)
+
+
+def _expiry_memo():
+    bind = db.session.get_bind()
+    memo = _expiry_memos.get(bind)
+    if memo is None:
+        memo = _expiry_memos[bind] = {}
+    return memo
+
+
+def _no_expiry_before(memo, campaign_id, timeout):
+    """No reservation of the campaign expires before this time: those seen
+    at the last look-up expire at ``earliest`` or later, and those made
+    since at the look-up's time plus the (current) timeout or later."""
+    checked_at, earliest = memo[campaign_id]
+    bound = checked_at + max(timedelta(seconds=timeout) - EXPIRY_MARGIN, timedelta(0))
+    return bound if earliest is None else min(bound, earliest)
 
 
 def choose_slot(slots, rng):
@@ -422,7 +453,7 @@ def serve_next(campaign, participation, now, rng):
     # counters and the campaign's are not read): it is written by the one
     # flush below, with the new item, instead of a flush per statement.
     with db.session.no_autoflush:
-        release_expired(campaign.id, now)
+        release_expired(campaign.id, now, campaign.reservation_timeout)
         position = participation.items_served + 1
         if quality.is_control_position(position, campaign.control_first, campaign.control_every):
             fields = _serve_control(campaign, participation, rng)
