@@ -168,6 +168,9 @@ def create_app(overrides=None):
     )
     if async_mode == "gevent":
         app.wsgi_app = YieldAfterRequest(app.wsgi_app)
+    from . import wal
+
+    wal.init_app(app, db, socketio)  # SQLite: log checkpoints in the background
     from .models import User
 
     @login_manager.user_loader
