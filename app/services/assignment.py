@@ -182,7 +182,10 @@ def _as_loaded(model, values):
         for key, value in values.items():
             set_committed_value(existing, key, value)
         return existing
-    instance = model(**values)
+    # As the ORM's loader makes an object: no constructor, the values put in
+    # its state's dict (loaded, with no history), then attached by identity.
+    instance = model.__mapper__.class_manager.new_instance()
+    instance.__dict__.update(values)
     make_transient_to_detached(instance)
     session.add(instance)
     return instance
@@ -475,10 +478,8 @@ def serve_next(campaign, participation, now, rng):
     )
     # One INSERT ... RETURNING instead of a unit-of-work flush; the object
     # is then attached as the row it is (no read back).
-    item = Item(id=_read(_INSERT_ITEM, values).scalar_one(), **values)
+    item = _as_loaded(Item, {"id": _read(_INSERT_ITEM, values).scalar_one(), **values})
     item.texts = texts
-    make_transient_to_detached(item)
-    db.session.add(item)
     db.session.info.setdefault(_INSERTED, []).append(item)
     set_counters(participation, items_served=position)
     return item
@@ -565,14 +566,16 @@ def submit(campaign, participation, token, choice, now):
         raise ValueError("invalid choice")
     # The current item with the two translations it showed (for the reading
     # speed), in one statement.
-    row = db.session.execute(_CURRENT_ITEM_TEXTS, {"participation_id": participation.id}).first()
-    item = row[0] if row is not None else None
+    row = _read(_CURRENT_ITEM_TEXTS, {"participation_id": participation.id}).first()
+    item = _as_loaded(Item, dict(zip(_ITEM_COLUMNS, row))) if row is not None else None
     if participation.is_dismissed or item is None or item.token != token:
         return Outcome("stale")
     passed = quality.control_passed(item.better_left, choice) if item.is_control else None
     seconds = max(0.0, (now - item.served_at).total_seconds())
     too_fast = bool(campaign.fast_seconds_per_word) and quality.too_fast(
-        seconds, sum(len(text.split()) for text in row[1:] if text is not None), campaign.fast_seconds_per_word
+        seconds,
+        sum(len(text.split()) for text in row[len(_ITEM_COLUMNS):] if text is not None),
+        campaign.fast_seconds_per_word,
     )
     answer = dict(answered_at=now, choice=choice, seconds=seconds, passed=passed, holding=False, too_fast=too_fast)
     answered = _read(_ANSWER, {"item_id": item.id, **{f"new_{k}": v for k, v in answer.items()}}).rowcount
@@ -627,17 +630,25 @@ _COLLECT_SLOT = (
 
 
 _shown_left, _shown_right = aliased(Output), aliased(Output)
+_items = Item.__table__
+_ITEM_COLUMNS = tuple(column.key for column in _items.c)
+# The current item's row (attached as an object by _as_loaded, cheaper than
+# the ORM's loading) with the texts it showed.
 _CURRENT_ITEM_TEXTS = (
-    _CURRENT_ITEM.add_columns(_shown_left.text, _shown_right.text, Control.better, Control.worse)
+    select(*_items.c, _shown_left.text, _shown_right.text, Control.better, Control.worse)
+    .select_from(_items)
     .outerjoin(
         _shown_left,
-        (_shown_left.sentence_id == Item.sentence_id) & (_shown_left.system_id == Item.left_system_id),
+        (_shown_left.sentence_id == _items.c.sentence_id) & (_shown_left.system_id == _items.c.left_system_id),
     )
     .outerjoin(
         _shown_right,
-        (_shown_right.sentence_id == Item.sentence_id) & (_shown_right.system_id == Item.right_system_id),
+        (_shown_right.sentence_id == _items.c.sentence_id) & (_shown_right.system_id == _items.c.right_system_id),
     )
-    .outerjoin(Control, Control.id == Item.control_id)
+    .outerjoin(Control, Control.id == _items.c.control_id)
+    .where(_items.c.participation_id == bindparam("participation_id"), _items.c.answered_at.is_(None))
+    .order_by(_items.c.position.desc())
+    .limit(1)
 )
 
 

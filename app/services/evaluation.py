@@ -63,9 +63,18 @@ def _finish(campaign, participation, tickets, status, now, rng, new_ticket=None,
         texts=item_texts(item) if item is not None else None,
         participation_id=participation.id,
     )
-    if present is not None:
-        step.presented = present(step)
-    db.session.commit()
+    if present is None:
+        db.session.commit()
+        return step
+    step.presented = present(step)
+    # Nothing is read after this commit: no need to expire what the
+    # session holds (the request's session ends with the request).
+    session = db.session()
+    expire, session.expire_on_commit = session.expire_on_commit, False
+    try:
+        session.commit()
+    finally:
+        session.expire_on_commit = expire
     return step
 
 
