@@ -28,12 +28,11 @@ from datetime import datetime, timedelta
 
 from sqlalchemy import String, bindparam, case, cast, event, exists, func, insert, literal_column, select, update
 from sqlalchemy.exc import OperationalError
-from sqlalchemy.orm import Session, aliased, make_transient_to_detached
+from sqlalchemy.orm import Session, aliased
 from sqlalchemy.orm.attributes import set_committed_value
-from sqlalchemy.orm.util import identity_key
 
 from ..extensions import db
-from ..models import Campaign, Control, Item, Output, Participation, Sentence, Slot, Ticket
+from ..models import Campaign, Control, Item, Output, Participation, Sentence, Slot, Ticket, as_loaded
 from . import quality, rewards
 
 CHOICES = ("left", "right", "equal")
@@ -166,29 +165,9 @@ def lock_volunteer(participation_id=None, *, user_id=None, campaign_id=None):
         row = _read(_LOCK_BY_USER, {"lock_user_id": user_id, "lock_campaign_id": campaign_id}).first()
     if row is None:
         return None, ()
-    participation = _as_loaded(Participation, dict(zip(_PARTICIPATION_COLUMNS, row)))
+    participation = as_loaded(Participation, dict(zip(_PARTICIPATION_COLUMNS, row)))
     tickets = row[-1]
     return participation, tuple(sorted(int(number) for number in tickets.split(","))) if tickets else ()
-
-
-def _as_loaded(model, values):
-    """The session's object for a row read by a Core statement, as a query
-    with ``populate_existing`` would give it (cheaper than the ORM's
-    RETURNING): the object already in the session gets the values, else a
-    new one is attached as that row."""
-    session = db.session()
-    existing = session.identity_map.get(identity_key(model, values["id"]))
-    if existing is not None:
-        for key, value in values.items():
-            set_committed_value(existing, key, value)
-        return existing
-    # As the ORM's loader makes an object: no constructor, the values put in
-    # its state's dict (loaded, with no history), then attached by identity.
-    instance = model.__mapper__.class_manager.new_instance()
-    instance.__dict__.update(values)
-    make_transient_to_detached(instance)
-    session.add(instance)
-    return instance
 
 
 def current_item(participation_id):
@@ -478,7 +457,7 @@ def serve_next(campaign, participation, now, rng):
     )
     # One INSERT ... RETURNING instead of a unit-of-work flush; the object
     # is then attached as the row it is (no read back).
-    item = _as_loaded(Item, {"id": _read(_INSERT_ITEM, values).scalar_one(), **values})
+    item = as_loaded(Item, {"id": _read(_INSERT_ITEM, values).scalar_one(), **values})
     item.texts = texts
     db.session.info.setdefault(_INSERTED, []).append(item)
     set_counters(participation, items_served=position)
@@ -567,7 +546,7 @@ def submit(campaign, participation, token, choice, now):
     # The current item with the two translations it showed (for the reading
     # speed), in one statement.
     row = _read(_CURRENT_ITEM_TEXTS, {"participation_id": participation.id}).first()
-    item = _as_loaded(Item, dict(zip(_ITEM_COLUMNS, row))) if row is not None else None
+    item = as_loaded(Item, dict(zip(_ITEM_COLUMNS, row))) if row is not None else None
     if participation.is_dismissed or item is None or item.token != token:
         return Outcome("stale")
     passed = quality.control_passed(item.better_left, choice) if item.is_control else None
@@ -632,7 +611,7 @@ _COLLECT_SLOT = (
 _shown_left, _shown_right = aliased(Output), aliased(Output)
 _items = Item.__table__
 _ITEM_COLUMNS = tuple(column.key for column in _items.c)
-# The current item's row (attached as an object by _as_loaded, cheaper than
+# The current item's row (attached as an object by models.as_loaded, cheaper than
 # the ORM's loading) with the texts it showed.
 _CURRENT_ITEM_TEXTS = (
     select(*_items.c, _shown_left.text, _shown_right.text, Control.better, Control.worse)
