@@ -26,7 +26,10 @@ def as_loaded(model, values):
     """The session's object for a row read by a Core statement, as a query
     with ``populate_existing`` would give it (cheaper than the ORM's
     RETURNING): the object already in the session gets the values, else a
-    new one is attached as that row."""
+    new one is attached as that row. Unlike an ORM query nothing is flushed
+    before the row is read: callers use it where the object has no pending
+    change (at the start of a request or transaction, or for rows changed
+    only through SQL)."""
     session = db.session()
     existing = session.identity_map.get(identity_key(model, values["id"]))
     if existing is not None:
