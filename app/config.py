@@ -59,6 +59,9 @@ def from_env(instance_path):
         "SOCKETIO_MESSAGE_QUEUE": os.environ.get("SOCKETIO_MESSAGE_QUEUE") or None,
         # Live ranking: at most one broadcast per campaign per this many seconds.
         "BOZKA_BROADCAST_INTERVAL": float(os.environ.get("BOZKA_BROADCAST_INTERVAL", "1.0")),
+        # SQLite: seconds between write-ahead-log checkpoints, made in the
+        # background (app/wal.py); 0 leaves them to SQLite, in the commits.
+        "BOZKA_CHECKPOINT_INTERVAL": float(os.environ.get("BOZKA_CHECKPOINT_INTERVAL", "1.0")),
         "MAIL_SERVER": os.environ.get("MAIL_SERVER") or None,
         "MAIL_PORT": int(os.environ.get("MAIL_PORT", "587")),
         "MAIL_USERNAME": os.environ.get("MAIL_USERNAME") or None,

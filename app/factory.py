@@ -177,16 +177,26 @@ def create_app(overrides=None):
     )
     if async_mode == "gevent":
         app.wsgi_app = YieldAfterRequest(app.wsgi_app)
-    from .models import User
+    from . import wal
+
+    wal.init_app(app, db, socketio)  # SQLite: log checkpoints in the background
+    from .models import User, as_loaded
 
     @login_manager.user_loader
     def load_user(user_id):
         from .services.security import user_from_session_id
 
-        return user_from_session_id(user_id, lambda uid: db.session.scalar(_user_by_id, {"user_id": uid}))
+        return user_from_session_id(user_id, _user_by_id)
 
-    # Built once: every request loads its user.
-    _user_by_id = select(User).where(User.id == bindparam("user_id"))
+    # Built once: every request loads its user (read on the connection and
+    # attached as a loaded object: cheaper than the ORM's query).
+    _users = User.__table__
+    _select_user = select(*_users.c).where(_users.c.id == bindparam("user_id"))
+    _user_columns = tuple(column.key for column in _users.c)
+
+    def _user_by_id(uid):
+        row = db.session.connection().execute(_select_user, {"user_id": uid}).first()
+        return as_loaded(User, dict(zip(_user_columns, row))) if row is not None else None
 
     from .auth import bp as auth_bp
     from .organiser import bp as organiser_bp

@@ -10,6 +10,9 @@ from fractions import Fraction
 
 from flask_login import UserMixin
 from sqlalchemy import CheckConstraint, Index, UniqueConstraint, text
+from sqlalchemy.orm import make_transient_to_detached
+from sqlalchemy.orm.attributes import set_committed_value
+from sqlalchemy.orm.util import identity_key
 from werkzeug.security import check_password_hash, generate_password_hash
 
 from .extensions import db
@@ -17,6 +20,29 @@ from .extensions import db
 
 def utcnow():
     return datetime.now(timezone.utc).replace(tzinfo=None)
+
+
+def as_loaded(model, values):
+    """The session's object for a row read by a Core statement, as a query
+    with ``populate_existing`` would give it (cheaper than the ORM's
+    RETURNING): the object already in the session gets the values, else a
+    new one is attached as that row. Unlike an ORM query nothing is flushed
+    before the row is read: callers use it where the object has no pending
+    change (at the start of a request or transaction, or for rows changed
+    only through SQL)."""
+    session = db.session()
+    existing = session.identity_map.get(identity_key(model, values["id"]))
+    if existing is not None:
+        for key, value in values.items():
+            set_committed_value(existing, key, value)
+        return existing
+    # As the ORM's loader makes an object: no constructor, the values put in
+    # its state's dict (loaded, with no history), then attached by identity.
+    instance = model.__mapper__.class_manager.new_instance()
+    instance.__dict__.update(values)
+    make_transient_to_detached(instance)
+    session.add(instance)
+    return instance
 
 
 ROLES = ("volunteer", "organiser", "researcher")
@@ -267,6 +293,9 @@ class Item(db.Model):
     control = db.relationship("Control")
     left_system = db.relationship("System", foreign_keys=[left_system_id])
     right_system = db.relationship("System", foreign_keys=[right_system_id])
+
+    # (source, left, right) as shown, when serving the item read them (not a column).
+    texts = None
 
     @property
     def is_control(self):

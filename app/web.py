@@ -7,12 +7,16 @@ from sqlalchemy import bindparam, select
 from sqlalchemy.orm import lazyload
 
 from .extensions import db
-from .models import Campaign, Participation
+from .models import Campaign, Participation, as_loaded
 
 
 # Built once: on SQLite building a statement costs more than running it.
-# The systems and the user are loaded only where they are used.
-_CAMPAIGN_BY_SLUG = select(Campaign).where(Campaign.slug == bindparam("slug")).options(lazyload(Campaign.systems))
+# The systems and the user are loaded only where they are used. Every
+# request reads its campaign: the row is read on the connection and
+# attached as a loaded object (cheaper than the ORM's query).
+_campaigns = Campaign.__table__
+_CAMPAIGN_BY_SLUG = select(*_campaigns.c).where(_campaigns.c.slug == bindparam("slug"))
+_CAMPAIGN_COLUMNS = tuple(column.key for column in _campaigns.c)
 _PARTICIPATION = (
     select(Participation)
     .where(Participation.user_id == bindparam("user_id"), Participation.campaign_id == bindparam("campaign_id"))
@@ -22,7 +26,8 @@ _PARTICIPATION = (
 
 def find_campaign(slug):
     """The campaign a visitor may see (drafts only to organisers), or None."""
-    campaign = db.session.scalar(_CAMPAIGN_BY_SLUG, {"slug": slug})
+    row = db.session.connection().execute(_CAMPAIGN_BY_SLUG, {"slug": slug}).first()
+    campaign = as_loaded(Campaign, dict(zip(_CAMPAIGN_COLUMNS, row))) if row is not None else None
     g.bozka_campaign = campaign  # the interface language falls back to its default
     if campaign is not None and campaign.status == "draft" and not (
         current_user.is_authenticated and current_user.role == "organiser"
@@ -42,18 +47,6 @@ def participation_of(user, campaign):
     if not user.is_authenticated:
         return None
     return db.session.scalar(_PARTICIPATION, {"user_id": user.id, "campaign_id": campaign.id})
-
-
-_PARTICIPATION_ID = select(Participation.id).where(
-    Participation.user_id == bindparam("user_id"), Participation.campaign_id == bindparam("campaign_id")
-)
-
-
-def participation_id_of(user, campaign):
-    """The id alone (the judging API locks and reads the row itself)."""
-    if not user.is_authenticated:
-        return None
-    return db.session.scalar(_PARTICIPATION_ID, {"user_id": user.id, "campaign_id": campaign.id})
 
 
 def rng():

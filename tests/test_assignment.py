@@ -136,6 +136,41 @@ def test_reservation_holds_the_slot_until_it_times_out(app, make_campaign):
     assert slot.collected == 2 and campaign.over_collected == 1
 
 
+def test_a_reservation_is_released_when_it_expires_whenever_the_last_look_up_was(app, make_campaign):
+    # This process skips the look-up for expired reservations while it knows
+    # none can have expired: that must never delay a release.
+    campaign = make_campaign(sentences=4, systems=("A", "B"), judgments_per_pair=1)
+    rng = random.Random(2)
+    start = utcnow()
+    a, b, c, d = (_volunteer(campaign, n) for n in range(1, 5))
+    db.session.commit()
+    _step(campaign, a, _good_answer, start, rng)
+    _step(campaign, a, _good_answer, start, rng)
+    held_a = evaluation.show(campaign, a.id, start, rng).item
+    _step(campaign, b, _good_answer, start, rng)
+    timeout = timedelta(seconds=campaign.reservation_timeout)
+    # B is served later, while A's reservation runs: late enough for this
+    # process to look again (finding nothing expired), as it does at the
+    # latest when the margin before the timeout begins.
+    looked = start + timeout - assignment.EXPIRY_MARGIN + timedelta(seconds=10)
+    control = evaluation.show(campaign, b.id, start, rng).item
+    held_b = evaluation.answer(campaign, b.id, control.token, _good_answer(control), looked, rng).item
+    assert held_b.served_at == looked and held_b.sentence_id not in (None, held_a.sentence_id)
+    # Just after A's reservation expires (well before B's could), serving B frees A's slot.
+    evaluation.answer(campaign, b.id, held_b.token, "left", start + timeout + timedelta(seconds=1), rng)
+    assert db.session.get(Item, held_a.id).holding is False
+    # A lower timeout counts at once.
+    campaign.reservation_timeout = 1
+    db.session.commit()
+    now = start + timeout + timedelta(seconds=2)
+    _step(campaign, c, _good_answer, now, rng)
+    _step(campaign, c, _good_answer, now, rng)
+    held_c = evaluation.show(campaign, c.id, now, rng).item
+    assert held_c.sentence_id is not None
+    evaluation.show(campaign, d.id, now + timedelta(seconds=2), rng)
+    assert db.session.get(Item, held_c.id).holding is False
+
+
 def test_control_pool_exhausted_reuses_the_oldest_and_records_it(app, tmp_path):
     folder = write_campaign(str(tmp_path / "c"), sentences=12, systems=("A", "B"), controls=5)
     campaign = create_campaign(read_campaign(folder))

@@ -134,6 +134,35 @@ def test_json_endpoint_answers_and_returns_the_next_item(client, make_campaign):
     assert client.post("/c/test/api/judgment", json=body).status_code == 400  # no CSRF header
 
 
+def test_json_endpoint_lists_tickets_and_refuses_who_has_not_joined(client, make_campaign):
+    make_campaign(sentences=30)
+    register(client)
+    headers = {"X-CSRFToken": csrf_token(client, "/c/test/welcome")}
+    item = client.get("/c/test/api/item").get_json()["item"]
+    for position in range(1, 22):
+        body = {"token": item["token"], "choice": _right_answer(item["left"], item["right"])}
+        data = client.post("/c/test/api/judgment", json=body, headers=headers).get_json()
+        assert data["status"] == "accepted" and data["answered"] == position
+        assert data["tickets"] == list(range(1, position // 10 + 1))
+        assert data["new_ticket"] == (position // 10 if position % 10 == 0 else None)
+        item = data["item"]
+    assert client.get("/c/test/api/item").get_json()["tickets"] == [1, 2]
+    # Someone logged in who has not joined this campaign: refused, nothing served.
+    accounts.create_user("mikel@example.org", "mikel", "correct horse 2")
+    db.session.commit()
+    token = csrf_token(client, "/c/test/welcome")
+    client.post("/logout", data={"csrf_token": token})
+    token = csrf_token(client, "/login")
+    client.post("/login", data={"csrf_token": token, "email": "mikel@example.org", "password": "correct horse 2"})
+    headers = {"X-CSRFToken": csrf_token(client, "/login")}
+    served = db.session.scalar(select(func.count(Item.id)))
+    assert client.get("/c/test/api/item").status_code == 403
+    body = {"token": item["token"], "choice": "left"}
+    assert client.post("/c/test/api/judgment", json=body, headers=headers).status_code == 403
+    assert db.session.scalar(select(func.count(Item.id))) == served
+    assert db.session.scalar(select(func.count(Participation.id))) == 1
+
+
 def test_failing_controls_dismisses_with_a_kind_message(client, make_campaign):
     make_campaign(sentences=20)
     register(client)

@@ -22,16 +22,17 @@ transaction commits, never while it waits for another lock.
 import random
 import secrets
 import time
+import weakref
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 
-from sqlalchemy import bindparam, case, event, exists, func, insert, select, update
+from sqlalchemy import String, bindparam, case, cast, event, exists, func, insert, literal_column, select, update
 from sqlalchemy.exc import OperationalError
-from sqlalchemy.orm import Session, aliased, make_transient_to_detached
+from sqlalchemy.orm import Session, aliased
 from sqlalchemy.orm.attributes import set_committed_value
 
 from ..extensions import db
-from ..models import Campaign, Control, Item, Output, Participation, Sentence, Slot
+from ..models import Campaign, Control, Item, Output, Participation, Sentence, Slot, Ticket, as_loaded
 from . import quality, rewards
 
 CHOICES = ("left", "right", "equal")
@@ -40,13 +41,35 @@ CHOICES = ("left", "right", "equal")
 # on SQLite, building a statement costs more than running it.
 # An update takes the lock (the row's on PostgreSQL, the write lock on
 # SQLite) and returns the row as it is under that lock, in one statement.
-_LOCK_PARTICIPATION = (
-    update(Participation)
-    .where(Participation.id == bindparam("participation_id"))
-    .values(items_served=Participation.items_served)
-    .returning(Participation)
-    .execution_options(synchronize_session=False, populate_existing=True)
+_participations = Participation.__table__
+_by_id = _participations.c.id == bindparam("lock_participation_id")
+_by_user = (_participations.c.user_id == bindparam("lock_user_id")) & (
+    _participations.c.campaign_id == bindparam("lock_campaign_id")
 )
+
+
+def _lock_statement(which, participation_id):
+    """The lock, returning the row and the volunteer's valid ticket numbers
+    (comma-separated). The tickets' subquery names the participation by
+    bound parameters, not by correlation: SQLAlchemy writes RETURNING
+    columns unqualified on SQLite, where a correlated ``id`` would be the
+    ticket's."""
+    tickets = (
+        select(func.aggregate_strings(cast(Ticket.number, String), literal_column("','")))
+        .where(Ticket.participation_id == participation_id, Ticket.voided_at.is_(None))
+        .scalar_subquery()
+    )
+    return (
+        update(_participations)
+        .where(which)
+        .values(items_served=_participations.c.items_served)
+        .returning(*_participations.c, tickets)
+    )
+
+
+_LOCK_BY_ID = _lock_statement(_by_id, bindparam("lock_participation_id"))
+_LOCK_BY_USER = _lock_statement(_by_user, select(_participations.c.id).where(_by_user).scalar_subquery())
+_PARTICIPATION_COLUMNS = tuple(column.key for column in _participations.c)
 _CURRENT_ITEM = (
     select(Item)
     .where(Item.participation_id == bindparam("participation_id"), Item.answered_at.is_(None))
@@ -128,7 +151,23 @@ def _forget_campaign_counts(session, _previous_transaction):
 
 def lock_participation(participation_id):
     """Serialise one volunteer's requests; returns the fresh participation."""
-    return db.session.execute(_LOCK_PARTICIPATION, {"participation_id": participation_id}).scalar_one()
+    return lock_volunteer(participation_id)[0]
+
+
+def lock_volunteer(participation_id=None, *, user_id=None, campaign_id=None):
+    """Serialise one volunteer's requests (by participation id, or by user
+    and campaign); returns the fresh participation and the volunteer's valid
+    ticket numbers, in one statement. (None, ()) if there is no such
+    participation (a user who has not joined the campaign)."""
+    if participation_id is not None:
+        row = _read(_LOCK_BY_ID, {"lock_participation_id": participation_id}).first()
+    else:
+        row = _read(_LOCK_BY_USER, {"lock_user_id": user_id, "lock_campaign_id": campaign_id}).first()
+    if row is None:
+        return None, ()
+    participation = as_loaded(Participation, dict(zip(_PARTICIPATION_COLUMNS, row)))
+    tickets = row[-1]
+    return participation, tuple(sorted(int(number) for number in tickets.split(","))) if tickets else ()
 
 
 def current_item(participation_id):
@@ -171,15 +210,25 @@ def release_hold(item):
     db.session.refresh(item)
 
 
-def release_expired(campaign_id, now):
+def release_expired(campaign_id, now, timeout=None):
     """Free the slots of reservations that timed out (an indexed look-up).
 
     Every request that serves an item does this, in whatever process: it
     never waits, skipping reservations and sentences that another
     transaction holds (that one, or a later request, frees them), and each
-    hold is released once (``release_hold``)."""
-    if _read(_ANY_EXPIRED, {"campaign_id": campaign_id, "now": now}).first() is None:
+    hold is released once (``release_hold``).
+
+    Given the campaign's ``timeout`` (seconds), the look-up is skipped while
+    this process knows that no reservation can have expired yet (see
+    ``_no_expiry_before``)."""
+    memo = _expiry_memo()
+    if timeout is not None and memo.get(campaign_id, _NEVER)[0] <= now < _no_expiry_before(memo, campaign_id, timeout):
+        return 0
+    earliest = _read(_EARLIEST_EXPIRY, {"campaign_id": campaign_id}).scalar()
+    if earliest is None or earliest >= now:
+        memo[campaign_id] = (now, earliest)
         return 0  # the usual case, answered by one index look-up
+    memo.pop(campaign_id, None)
     expired = db.session.scalars(
         select(Item)
         .where(
@@ -199,15 +248,35 @@ def release_expired(campaign_id, now):
     return released
 
 
-_ANY_EXPIRED = (
-    select(Item.id)
-    .where(
-        Item.campaign_id == bindparam("campaign_id"),
-        Item.holding.is_(True),
-        Item.expires_at < bindparam("now", type_=Item.expires_at.type),
-    )
-    .limit(1)
-)
+_EARLIEST_EXPIRY = select(func.min(Item.expires_at)).where(
+    Item.campaign_id == bindparam("campaign_id"), Item.holding.is_(True)
+)  # one look-up in ix_items_hold
+
+# Per database (engine) and campaign: when this process last found no
+# expired reservation, and the earliest expiry of those it found.
+_expiry_memos = weakref.WeakKeyDictionary()
+_NEVER = (datetime.max, None)
+# Reservations made by requests that were under way during the look-up
+# (their time taken before it, their row written after) expire no earlier
+# than the look-up's time plus the timeout, minus at most this much.
+EXPIRY_MARGIN = timedelta(seconds=60)
+
+
+def _expiry_memo():
+    bind = db.session.get_bind()
+    memo = _expiry_memos.get(bind)
+    if memo is None:
+        memo = _expiry_memos[bind] = {}
+    return memo
+
+
+def _no_expiry_before(memo, campaign_id, timeout):
+    """No reservation of the campaign expires before this time: those seen
+    at the last look-up expire at ``earliest`` or later, and those made
+    since at the look-up's time plus the (current) timeout or later."""
+    checked_at, earliest = memo[campaign_id]
+    bound = checked_at + max(timedelta(seconds=timeout) - EXPIRY_MARGIN, timedelta(0))
+    return bound if earliest is None else min(bound, earliest)
 
 
 def choose_slot(slots, rng):
@@ -233,10 +302,26 @@ _OPEN_SLOTS = select(Slot.id, Slot.pending, Slot.system_a_id, Slot.system_b_id).
     Slot.identical.is_(False),
     Slot.pending < Slot.target,
 )
+
+def _output_text(system):
+    return (
+        select(Output.text)
+        .where(Output.sentence_id == bindparam("text_sentence"), Output.system_id == bindparam(system))
+        .scalar_subquery()
+    )
+
+
+# Takes the slot and returns the texts the item will show, in one statement
+# (the subqueries name their rows by bound parameters: see _lock_statement).
 _TAKE_SLOT = (
     update(Slot)
     .where(Slot.id == bindparam("slot_id"), Slot.pending < Slot.target)
     .values(pending=Slot.pending + 1)
+    .returning(
+        select(Sentence.source).where(Sentence.id == bindparam("text_sentence")).scalar_subquery(),
+        _output_text("text_system_a"),
+        _output_text("text_system_b"),
+    )
 )
 
 
@@ -289,17 +374,27 @@ def _serve_test(campaign, participation, rng):
         slots = _read(_OPEN_SLOTS, {"sentence_id": sentence_id}).all()
         slot = choose_slot(slots, rng)
         if slot is not None:
-            taken = _read(_TAKE_SLOT, {"slot_id": slot.id}).rowcount
-            if taken:
+            taken = _read(
+                _TAKE_SLOT,
+                {
+                    "slot_id": slot.id,
+                    "text_sentence": sentence_id,
+                    "text_system_a": slot.system_a_id,
+                    "text_system_b": slot.system_b_id,
+                },
+            ).first()
+            if taken is not None:
                 _bump_sentence(sentence_id, 1)
-                pair = [slot.system_a_id, slot.system_b_id]
+                source, text_a, text_b = taken
+                pair = [(slot.system_a_id, text_a), (slot.system_b_id, text_b)]
                 rng.shuffle(pair)
                 return dict(
                     slot_id=slot.id,
                     sentence_id=sentence_id,
-                    left_system_id=pair[0],
-                    right_system_id=pair[1],
+                    left_system_id=pair[0][0],
+                    right_system_id=pair[1][0],
                     holding=True,
+                    texts=(source, pair[0][1], pair[1][1]),
                 )
         skip.add(sentence_id)
     return None
@@ -340,7 +435,7 @@ def serve_next(campaign, participation, now, rng):
     # counters and the campaign's are not read): it is written by the one
     # flush below, with the new item, instead of a flush per statement.
     with db.session.no_autoflush:
-        release_expired(campaign.id, now)
+        release_expired(campaign.id, now, campaign.reservation_timeout)
         position = participation.items_served + 1
         if quality.is_control_position(position, campaign.control_first, campaign.control_every):
             fields = _serve_control(campaign, participation, rng)
@@ -349,6 +444,7 @@ def serve_next(campaign, participation, now, rng):
     if fields is None:
         participation.finished_at = participation.finished_at or now
         return None
+    texts = fields.pop("texts", None)
     values = dict(
         _NEW_ITEM,
         campaign_id=campaign.id,
@@ -361,9 +457,8 @@ def serve_next(campaign, participation, now, rng):
     )
     # One INSERT ... RETURNING instead of a unit-of-work flush; the object
     # is then attached as the row it is (no read back).
-    item = Item(id=_read(_INSERT_ITEM, values).scalar_one(), **values)
-    make_transient_to_detached(item)
-    db.session.add(item)
+    item = as_loaded(Item, {"id": _read(_INSERT_ITEM, values).scalar_one(), **values})
+    item.texts = texts
     db.session.info.setdefault(_INSERTED, []).append(item)
     set_counters(participation, items_served=position)
     return item
@@ -450,14 +545,16 @@ def submit(campaign, participation, token, choice, now):
         raise ValueError("invalid choice")
     # The current item with the two translations it showed (for the reading
     # speed), in one statement.
-    row = db.session.execute(_CURRENT_ITEM_TEXTS, {"participation_id": participation.id}).first()
-    item = row[0] if row is not None else None
+    row = _read(_CURRENT_ITEM_TEXTS, {"participation_id": participation.id}).first()
+    item = as_loaded(Item, dict(zip(_ITEM_COLUMNS, row))) if row is not None else None
     if participation.is_dismissed or item is None or item.token != token:
         return Outcome("stale")
     passed = quality.control_passed(item.better_left, choice) if item.is_control else None
     seconds = max(0.0, (now - item.served_at).total_seconds())
     too_fast = bool(campaign.fast_seconds_per_word) and quality.too_fast(
-        seconds, sum(len(text.split()) for text in row[1:] if text is not None), campaign.fast_seconds_per_word
+        seconds,
+        sum(len(text.split()) for text in row[len(_ITEM_COLUMNS):] if text is not None),
+        campaign.fast_seconds_per_word,
     )
     answer = dict(answered_at=now, choice=choice, seconds=seconds, passed=passed, holding=False, too_fast=too_fast)
     answered = _read(_ANSWER, {"item_id": item.id, **{f"new_{k}": v for k, v in answer.items()}}).rowcount
@@ -512,17 +609,25 @@ _COLLECT_SLOT = (
 
 
 _shown_left, _shown_right = aliased(Output), aliased(Output)
+_items = Item.__table__
+_ITEM_COLUMNS = tuple(column.key for column in _items.c)
+# The current item's row (attached as an object by models.as_loaded, cheaper than
+# the ORM's loading) with the texts it showed.
 _CURRENT_ITEM_TEXTS = (
-    _CURRENT_ITEM.add_columns(_shown_left.text, _shown_right.text, Control.better, Control.worse)
+    select(*_items.c, _shown_left.text, _shown_right.text, Control.better, Control.worse)
+    .select_from(_items)
     .outerjoin(
         _shown_left,
-        (_shown_left.sentence_id == Item.sentence_id) & (_shown_left.system_id == Item.left_system_id),
+        (_shown_left.sentence_id == _items.c.sentence_id) & (_shown_left.system_id == _items.c.left_system_id),
     )
     .outerjoin(
         _shown_right,
-        (_shown_right.sentence_id == Item.sentence_id) & (_shown_right.system_id == Item.right_system_id),
+        (_shown_right.sentence_id == _items.c.sentence_id) & (_shown_right.system_id == _items.c.right_system_id),
     )
-    .outerjoin(Control, Control.id == Item.control_id)
+    .outerjoin(Control, Control.id == _items.c.control_id)
+    .where(_items.c.participation_id == bindparam("participation_id"), _items.c.answered_at.is_(None))
+    .order_by(_items.c.position.desc())
+    .limit(1)
 )
 
 

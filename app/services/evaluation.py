@@ -12,7 +12,6 @@ from sqlalchemy.orm import aliased
 from ..extensions import db
 from ..models import Control, Output, Sentence
 from . import assignment
-from .rewards import ticket_numbers
 
 _UNKNOWN = object()
 
@@ -27,11 +26,15 @@ class Step:
     dismissal_reason: str = None
     texts: tuple = None  # (source, left, right) of ``item``, read in the step's transaction
     presented: object = None  # what ``present`` made of the step, before the commit
+    participation_id: int = None
 
 
-def _finish(campaign, participation, status, now, rng, new_ticket=None, reason=None, current=_UNKNOWN,
+def _finish(campaign, participation, tickets, status, now, rng, new_ticket=None, reason=None, current=_UNKNOWN,
             present=None):
     """Complete a step: the item to show (serving one if needed), then commit.
+
+    ``tickets`` are the volunteer's valid ticket numbers (as read with the lock,
+    with any won in this transaction).
 
     ``current`` is the volunteer's unanswered item when the caller knows it
     (None right after an accepted answer: there is at most one). ``present``,
@@ -54,14 +57,24 @@ def _finish(campaign, participation, status, now, rng, new_ticket=None, reason=N
         status=status,
         item=item,
         answered=participation.items_answered,
-        tickets=tuple(ticket_numbers(participation.id)) if not participation.is_dismissed else (),
+        tickets=tickets if not participation.is_dismissed else (),
         new_ticket=new_ticket,
         dismissal_reason=reason,
         texts=item_texts(item) if item is not None else None,
+        participation_id=participation.id,
     )
-    if present is not None:
-        step.presented = present(step)
-    db.session.commit()
+    if present is None:
+        db.session.commit()
+        return step
+    step.presented = present(step)
+    # Nothing is read after this commit: no need to expire what the
+    # session holds (the request's session ends with the request).
+    session = db.session()
+    expire, session.expire_on_commit = session.expire_on_commit, False
+    try:
+        session.commit()
+    finally:
+        session.expire_on_commit = expire
     return step
 
 
@@ -93,10 +106,30 @@ def retrying(step):
     return run
 
 
+@dataclass(frozen=True)
+class Volunteer:
+    """A volunteer named by their user id instead of their participation's
+    id: the lock finds the participation (one statement fewer), and ``show``
+    and ``answer`` return None when the user has not joined the campaign."""
+
+    user_id: int
+
+
+def _lock(campaign, who):
+    if isinstance(who, Volunteer):
+        return assignment.lock_volunteer(user_id=who.user_id, campaign_id=campaign.id)
+    return assignment.lock_volunteer(who)
+
+
 @retrying
 def show(campaign, participation_id, now, rng, present=None):
-    participation = assignment.lock_participation(participation_id)
-    return _finish(campaign, participation, "ok", now, rng, present=present)
+    """The volunteer's current item (serving one if needed). ``participation_id``
+    may be a ``Volunteer`` (a user id)."""
+    participation, tickets = _lock(campaign, participation_id)
+    if participation is None:
+        db.session.rollback()
+        return None
+    return _finish(campaign, participation, tickets, "ok", now, rng, present=present)
 
 
 def answer(campaign, participation_id, token, choice, now, rng, present=None):
@@ -104,16 +137,23 @@ def answer(campaign, participation_id, token, choice, now, rng, present=None):
     time) both happen in one transaction. On PostgreSQL the answer commits
     first: a volunteer's transaction looking for a free sentence then holds
     no other sentence (the one just answered), so volunteers never wait for
-    each other in a circle (see assignment.AllHeld)."""
+    each other in a circle (see assignment.AllHeld). ``participation_id``
+    may be a ``Volunteer`` (a user id)."""
     if db.session.get_bind().dialect.name == "sqlite":
         return _answer_and_next(campaign, participation_id, token, choice, now, rng, present)
-    status, ticket, reason = _record(campaign, participation_id, token, choice, now)
+    recorded = _record(campaign, participation_id, token, choice, now)
+    if recorded is None:
+        return None
+    status, ticket, reason = recorded
     return _next_after(campaign, participation_id, status, ticket, reason, now, rng, present)
 
 
 @retrying
 def _record(campaign, participation_id, token, choice, now):
-    participation = assignment.lock_participation(participation_id)
+    participation, _tickets = _lock(campaign, participation_id)
+    if participation is None:
+        db.session.rollback()
+        return None
     outcome = assignment.submit(campaign, participation, token, choice, now)
     ticket = outcome.new_ticket.number if outcome.new_ticket is not None else None
     db.session.commit()
@@ -122,18 +162,23 @@ def _record(campaign, participation_id, token, choice, now):
 
 @retrying
 def _next_after(campaign, participation_id, status, ticket, reason, now, rng, present):
-    participation = assignment.lock_participation(participation_id)
-    return _finish(campaign, participation, status, now, rng, ticket, reason, present=present)
+    participation, tickets = _lock(campaign, participation_id)  # the new ticket is among them
+    return _finish(campaign, participation, tickets, status, now, rng, ticket, reason, present=present)
 
 
 @retrying
 def _answer_and_next(campaign, participation_id, token, choice, now, rng, present=None):
-    participation = assignment.lock_participation(participation_id)
+    participation, tickets = _lock(campaign, participation_id)
+    if participation is None:
+        db.session.rollback()
+        return None
     outcome = assignment.submit(campaign, participation, token, choice, now)
     ticket = outcome.new_ticket.number if outcome.new_ticket is not None else None
+    if ticket is not None:
+        tickets = tuple(sorted((*tickets, ticket)))
     # After an accepted answer the volunteer has no unanswered item left.
     current = None if outcome.status == "accepted" else _UNKNOWN
-    return _finish(campaign, participation, outcome.status, now, rng, ticket, outcome.dismissal_reason,
+    return _finish(campaign, participation, tickets, outcome.status, now, rng, ticket, outcome.dismissal_reason,
                    current=current, present=present)
 
 
@@ -148,7 +193,10 @@ _CONTROL_TEXTS = select(Control.source, Control.better, Control.worse).where(Con
 
 
 def item_texts(item):
-    """(source, left, right) texts of an item, controls and tests alike (one query)."""
+    """(source, left, right) texts of an item, controls and tests alike (one
+    query, or none when serving the item read them)."""
+    if item.texts is not None:
+        return item.texts
     connection = db.session.connection()
     if item.is_control:
         source, better, worse = connection.execute(_CONTROL_TEXTS, {"control": item.control_id}).one()

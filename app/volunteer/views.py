@@ -11,7 +11,7 @@ from .. import realtime
 from ..services import accounts, evaluation, leaderboard, raffle
 from ..services.assignment import CHOICES
 from ..services.summary import participation_summary
-from ..web import campaign_or_404, participation_id_of, participation_of, rng
+from ..web import campaign_or_404, participation_of, rng
 from . import bp
 from .forms import JudgmentForm
 
@@ -75,13 +75,6 @@ def instructions(slug):
     )
 
 
-def _participation_id_or_abort(campaign):
-    participation_id = participation_id_of(current_user, campaign)
-    if participation_id is None:
-        abort(403)
-    return participation_id
-
-
 @bp.route("/c/<slug>/evaluate", methods=["GET", "POST"])
 @login_required
 def evaluate(slug):
@@ -117,10 +110,11 @@ def evaluate(slug):
 
 
 def _answer(campaign, participation_id, token, choice, present=None):
+    """``participation_id`` may be an ``evaluation.Volunteer``: None if they have not joined."""
     campaign_id = campaign.id  # read now: the step's commit expires the campaign
     step = evaluation.answer(campaign, participation_id, token, choice, utcnow(), rng(), present=present)
-    if step.status in ("accepted", "dismissed"):
-        realtime.touch(campaign_id, participation_id)  # the broadcast happens later, coalesced
+    if step is not None and step.status in ("accepted", "dismissed"):
+        realtime.touch(campaign_id, step.participation_id)  # the broadcast happens later, coalesced
     return step
 
 
@@ -147,8 +141,9 @@ def ranking_visibility(slug):
 @login_required
 def api_item(slug):
     campaign = campaign_or_404(slug)
-    participation_id = _participation_id_or_abort(campaign)
-    step = evaluation.show(campaign, participation_id, utcnow(), rng(), present=_summary_of(campaign))
+    step = evaluation.show(campaign, _me(), utcnow(), rng(), present=_summary_of(campaign))
+    if step is None:
+        abort(403)  # not joined
     return jsonify(step.presented)
 
 
@@ -156,7 +151,6 @@ def api_item(slug):
 @login_required
 def api_judgment(slug):
     campaign = campaign_or_404(slug)
-    participation_id = _participation_id_or_abort(campaign)
     data = request.get_json(silent=True)
     if (
         not isinstance(data, dict)
@@ -165,8 +159,15 @@ def api_judgment(slug):
         or len(data["token"]) > 32
     ):
         return jsonify({"status": "error", "message": _("Invalid answer.")}), 400
-    step = _answer(campaign, participation_id, data["token"], data["choice"], present=_summary_of(campaign))
+    step = _answer(campaign, _me(), data["token"], data["choice"], present=_summary_of(campaign))
+    if step is None:
+        abort(403)  # not joined
     return jsonify(step.presented)
+
+
+def _me():
+    """The logged-in volunteer, for the step's lock to find their participation."""
+    return evaluation.Volunteer(current_user.id)
 
 
 def _summary_of(campaign):
