@@ -289,6 +289,18 @@ def test_raffle_from_the_dashboard_cli_and_public_verification(app, tmp_path, ma
     assert record.seed_sha256 == sha256_hex(seed) and record.seed is None  # the seed is not stored
     public = app.test_client().get("/c/test/raffle").get_data(as_text=True)
     assert record.seed_sha256 in public
+    # A wrong seed, a prize count too large to compare (WTForms' float() overflowed
+    # into a 500): clear messages in the organiser's language, nothing drawn.
+    organiser.set_cookie("bozka_lang", "es", domain="localhost")
+    page = organiser.post("/organiser/c/test/raffle/draw", follow_redirects=True,
+                          data={"csrf_token": token, "seed": "not the seed", "prizes": "2"})
+    assert "Esta semilla no coincide con el SHA-256 publicado." in page.get_data(as_text=True)
+    page = organiser.post("/organiser/c/test/raffle/draw", follow_redirects=True,
+                          data={"csrf_token": token, "seed": seed, "prizes": "9" * 400})
+    assert "Número de premios: El número debe estar entre 1 y 1000." in page.get_data(as_text=True)
+    db.session.refresh(record)
+    assert record.drawn_at is None
+    organiser.set_cookie("bozka_lang", "en", domain="localhost")
     organiser.post("/organiser/c/test/raffle/draw", data={"csrf_token": token, "seed": seed, "prizes": "2"})
     db.session.refresh(record)
     assert record.drawn_at is not None and len(record.winners) == 2

@@ -1,7 +1,8 @@
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from wtforms import DateTimeLocalField, EmailField, IntegerField, PasswordField, SelectField, StringField, TextAreaField
-from wtforms.validators import DataRequired, Email, Length, NumberRange, Optional, Regexp, ValidationError
+from wtforms.validators import (DataRequired, Email, Length, NumberRange, Optional, Regexp, StopValidation,
+                                ValidationError)
 
 from ..auth.forms import USERNAME_RE, StrongPassword
 from ..choices import CAMPAIGN_STATUSES, STAFF_ROLES
@@ -37,9 +38,20 @@ class CommitForm(FlaskForm):
     )
 
 
+class Bounded(NumberRange):
+    """NumberRange that also refuses integers too long to compare: WTForms
+    compares through float(), which overflows (a 500) past about 308 digits."""
+
+    def __call__(self, form, field):
+        if isinstance(field.data, int) and abs(field.data) > 10**9:
+            raise StopValidation(self.message or _l("Number must be between %(min)s and %(max)s.",
+                                                     min=self.min, max=self.max))
+        super().__call__(form, field)
+
+
 class DrawForm(FlaskForm):
     seed = StringField(_l("The secret seed"), validators=[DataRequired(), Length(max=200)])
-    prizes = IntegerField(_l("Number of prizes"), default=1, validators=[DataRequired(), NumberRange(min=1, max=1000)])
+    prizes = IntegerField(_l("Number of prizes"), default=1, validators=[DataRequired(), Bounded(min=1, max=1000)])
 
 
 class AccountForm(FlaskForm):

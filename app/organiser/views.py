@@ -73,7 +73,16 @@ def set_status(slug):
             db.session.commit()
             realtime.touch(campaign.id)
             flash(_("Campaign saved: %(status)s.", status=label(CAMPAIGN_STATUSES, campaign.status)), "info")
+    else:
+        _flash_errors(form)
     return redirect(url_for("organiser.campaign", slug=slug))
+
+
+def _flash_errors(form):
+    """Why a form was refused, field by field (the dashboard redirects back)."""
+    for field in form:
+        for error in field.errors:
+            flash(_("%(field)s: %(error)s", field=field.label.text, error=error), "error")
 
 
 @bp.route("/c/<slug>/announce", methods=["POST"])
@@ -86,6 +95,8 @@ def announce(slug):
         audit(current_user, "campaign.announce", campaign.slug, text=form.text.data.strip())
         db.session.commit()
         flash(_("Announcement sent."), "info")
+    else:
+        _flash_errors(form)
     return redirect(url_for("organiser.campaign", slug=slug))
 
 
@@ -123,6 +134,8 @@ def raffle_draw(slug):
         except raffle.RaffleError as exc:
             db.session.rollback()
             flash(str(exc), "error")
+    else:
+        _flash_errors(form)
     return redirect(url_for("organiser.campaign", slug=slug))
 
 

@@ -8,6 +8,7 @@ winners.
 """
 import secrets
 
+from flask_babel import lazy_gettext as _l
 from sqlalchemy import select
 
 from ..extensions import db
@@ -17,7 +18,7 @@ from .raffle_rules import draw_winners, sha256_hex, tickets_digest  # noqa: F401
 
 
 class RaffleError(ValueError):
-    pass
+    """A refused raffle step; its message (translated when shown) says why."""
 
 
 def new_seed():
@@ -56,11 +57,11 @@ def commitment(campaign):
 def commit(campaign, seed_sha256, user_id=None):
     seed_sha256 = seed_sha256.strip().lower()
     if len(seed_sha256) != 64 or any(c not in "0123456789abcdef" for c in seed_sha256):
-        raise RaffleError("the commitment must be a SHA-256 in hexadecimal (64 characters)")
+        raise RaffleError(_l("The commitment must be a SHA-256 in hexadecimal (64 characters)."))
     if commitment(campaign) is not None:
-        raise RaffleError("this campaign's raffle commitment is already published")
+        raise RaffleError(_l("This campaign's raffle commitment is already published."))
     if campaign.status == "closed":
-        raise RaffleError("the commitment must be published before the campaign closes")
+        raise RaffleError(_l("The commitment must be published before the campaign closes."))
     record = RaffleCommitment(campaign_id=campaign.id, seed_sha256=seed_sha256, committed_by=user_id)
     db.session.add(record)
     db.session.flush()
@@ -71,13 +72,13 @@ def draw(campaign, seed, prizes):
     """Reveal the seed and draw; refuses a seed that does not match."""
     record = commitment(campaign)
     if record is None:
-        raise RaffleError("no commitment was published for this campaign")
+        raise RaffleError(_l("No commitment was published for this campaign."))
     if record.drawn_at is not None:
-        raise RaffleError("the raffle was already drawn")
+        raise RaffleError(_l("The raffle was already drawn."))
     if sha256_hex(seed) != record.seed_sha256:
-        raise RaffleError("this seed does not match the published SHA-256")
+        raise RaffleError(_l("This seed does not match the published SHA-256."))
     if prizes < 1:
-        raise RaffleError("at least one prize")
+        raise RaffleError(_l("At least one prize."))
     tickets = eligible_tickets(campaign)
     record.seed = seed
     record.prizes = prizes
