@@ -25,9 +25,11 @@ db: catalogues
 demo: db
 	$(FLASK) demo
 
-# One gevent worker with WebSocket support, as Flask-SocketIO's documentation prefers.
+# One gevent worker with WebSocket support, as Flask-SocketIO's documentation
+# prefers; room for 4,000 open connections (every volunteer's page keeps a
+# WebSocket open; gunicorn's default of 1,000 stops accepting at 1,000).
 run: demo
-	$(BIN)/gunicorn --worker-class geventwebsocket.gunicorn.workers.GeventWebSocketWorker --workers 1 --bind 127.0.0.1:5000 --access-logfile - wsgi:app
+	$(BIN)/gunicorn --worker-class geventwebsocket.gunicorn.workers.GeventWebSocketWorker --workers 1 --worker-connections 4000 --bind 127.0.0.1:5000 --access-logfile - wsgi:app
 
 chromium:
 	bash scripts/install-chromium.sh

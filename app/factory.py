@@ -169,9 +169,12 @@ def create_app(overrides=None):
     from . import sockets  # noqa: F401
 
     async_mode = app.config.get("SOCKETIO_ASYNC_MODE") or _async_mode()
+    from .realtime import client_manager
+
     socketio.init_app(
         app,
         message_queue=app.config["SOCKETIO_MESSAGE_QUEUE"],
+        client_manager=client_manager(app.config["SOCKETIO_MESSAGE_QUEUE"]),
         async_mode=async_mode,
         max_http_buffer_size=16 * 1024,
     )

@@ -27,6 +27,54 @@ _ticker = {"started": False, "generation": 0}
 stats = {"ranking_broadcasts": 0, "personal_emits": 0}
 
 
+FAN_OUT_CHUNK = 100
+FAN_OUT_MAX_WAIT = 0.02  # seconds a chunk waits for an idle loop at most
+
+
+class _ChunkedFanOut:
+    """A broadcast to a room hands its packet to every client's writer; with
+    1,000 clients that queues 1,000 writers at once on the event loop, and a
+    judgment's request that arrives meanwhile waits behind all of them (at
+    1,000 clients the judgments' p95 went from 9 to 76 ms). Give way after
+    every FAN_OUT_CHUNK clients, so requests go first. The participants are
+    copied before the loop, so joins and leaves meanwhile are safe."""
+
+    def get_participants(self, namespace, room):
+        for number, participant in enumerate(super().get_participants(namespace, room), 1):
+            yield participant
+            if number % FAN_OUT_CHUNK == 0:
+                _give_way(self.server)
+
+
+def _give_way(server):
+    """Under gevent, wait until the event loop has nothing else to do, so the
+    requests that arrived meanwhile run first (a sleep(0) or a short timed
+    sleep lets the queued writers run but hardly the requests: measured), yet
+    never longer than FAN_OUT_MAX_WAIT, so a busy server cannot starve the
+    broadcast. With threads, a plain yield."""
+    if server.async_mode != "gevent":
+        server.sleep(0)
+        return
+    import gevent
+
+    with gevent.Timeout(FAN_OUT_MAX_WAIT, False):
+        gevent.idle()
+
+
+def client_manager(message_queue):
+    """python-socketio's client manager for this process: in memory, or on
+    Redis for several processes (as Flask-SocketIO would make it), with the
+    chunked fan-out."""
+    import socketio as python_socketio
+
+    if not message_queue:
+        return type("ChunkedManager", (_ChunkedFanOut, python_socketio.Manager), {})()
+    if not message_queue.startswith(("redis://", "rediss://")):
+        raise ValueError("SOCKETIO_MESSAGE_QUEUE must be a redis:// URL")
+    manager = type("ChunkedRedisManager", (_ChunkedFanOut, python_socketio.RedisManager), {})
+    return manager(message_queue, channel="flask-socketio", write_only=False)
+
+
 class MemoryChanges:
     """Change versions for one process (no message queue configured)."""
 

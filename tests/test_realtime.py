@@ -284,3 +284,21 @@ def test_a_dismissed_volunteer_cannot_join_and_is_told(app, make_campaign):
     assert _events(alice_socket, "me")[-1]["dismissed"] is True
     fresh = socketio.test_client(app, flask_test_client=alice)
     assert fresh.emit("join", {"campaign": "test"}, callback=True) == {"ok": False, "error": "not a participant"}
+
+
+def test_a_broadcast_gives_way_to_requests_every_hundred_clients(monkeypatch):
+    """The fan-out of one broadcast yields to the event loop after every
+    FAN_OUT_CHUNK clients (scripts/bench/bench_realtime.py measures why),
+    and still reaches every client of the room exactly once."""
+    from app import realtime
+
+    manager = realtime.client_manager(None)
+    pauses = []
+    monkeypatch.setattr(realtime, "_give_way", lambda server: pauses.append(server))
+    manager.server = type("Server", (), {"async_mode": "threading"})()
+    sids = [f"sid{n}" for n in range(250)]
+    for n, sid in enumerate(sids):
+        manager.basic_enter_room(sid, "/", "campaign-1", eio_sid=f"eio{n}")
+    reached = [sid for sid, _eio in manager.get_participants("/", "campaign-1")]
+    assert sorted(reached) == sorted(sids)
+    assert len(pauses) == 250 // realtime.FAN_OUT_CHUNK

@@ -75,8 +75,8 @@ def machine_busy(seconds=1.0):
     return 100 * (busy1 - busy0) / max(1, total1 - total0)
 
 
-def make_run_worker_class(default="gevent"):
-    """The gunicorn worker class of the Makefile's ``run`` target."""
+def make_run_option(pattern, default):
+    """An option of the gunicorn command in the Makefile's ``run`` target."""
     try:
         with open(os.path.join(ROOT, "Makefile")) as handle:
             makefile = handle.read()
@@ -84,10 +84,21 @@ def make_run_worker_class(default="gevent"):
         return default
     target = re.search(r"^run:.*\n((?:\t.*\n?)+)", makefile, re.MULTILINE)
     if target:
-        match = re.search(r"(?:--worker-class|-k)[ =](\S+)", target.group(1))
+        match = re.search(pattern + r"[ =](\S+)", target.group(1))
         if match:
             return match.group(1)
     return default
+
+
+def make_run_worker_class(default="gevent"):
+    """The gunicorn worker class of the Makefile's ``run`` target."""
+    return make_run_option(r"(?:--worker-class|-k)", default)
+
+
+def make_run_worker_connections(default=None):
+    """``--worker-connections`` of the Makefile's ``run`` target, if given."""
+    value = make_run_option(r"--worker-connections", default)
+    return int(value) if value is not None else None
 
 
 class Server:
@@ -100,6 +111,9 @@ class Server:
             bin_path("gunicorn"), "--worker-class", worker_class, "--workers", "1",
             "--bind", f"127.0.0.1:{self.port}", "--access-logfile", "-", app,
         ]
+        connections = make_run_worker_connections()
+        if connections:
+            self.command[-1:-1] = ["--worker-connections", str(connections)]
         self.log_path = os.path.join(logdir, f"{name}-gunicorn.log")
         self.log = open(self.log_path, "w")
         self.process = subprocess.Popen(

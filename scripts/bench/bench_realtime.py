@@ -62,7 +62,8 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path[:0] = [HERE, ROOT]
 
 from bench_judging import (  # noqa: E402
-    SLUG, bin_path, csrf_from, free_port, machine_busy, percentile, run_cli, write_campaign,
+    SLUG, bin_path, csrf_from, free_port, machine_busy, make_run_worker_connections, percentile, run_cli,
+    write_campaign,
 )
 
 PASSWORD = "correct horse 1"
@@ -665,8 +666,8 @@ def main(argv=None):
     parser.add_argument("--sentences", type=int, default=2000)
     parser.add_argument("--processes", type=int, default=4, help="listener processes")
     parser.add_argument("--pin", action="store_true", help="server on the first CPU, clients on the others")
-    parser.add_argument("--worker-connections", type=int, default=None,
-                        help="add --worker-connections N to the make run command (gunicorn's default: 1000)")
+    parser.add_argument("--worker-connections", type=int, default=make_run_worker_connections(),
+                        help="--worker-connections of the server (default: as the Makefile's run target)")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder")
     parser.add_argument("--json", help="also write the raw figures to this file")
     args = parser.parse_args(argv)

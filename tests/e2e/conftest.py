@@ -38,6 +38,7 @@ def serve_command(port):
         os.path.join(BIN, "gunicorn"),
         "--worker-class", "geventwebsocket.gunicorn.workers.GeventWebSocketWorker",
         "--workers", "1",
+        "--worker-connections", "4000",
         "--bind", f"127.0.0.1:{port}",
         "--access-logfile", "-",
         "wsgi:app",
