@@ -50,8 +50,11 @@
     var won = (data.tickets || []).concat(data.new_ticket ? [data.new_ticket] : [])
       .filter(function (number) { return !known.has(number); });
     won.forEach(function (number) { known.add(number); });
-    if (won.length) {
-      notice(i18n.ticket.replace("%(number)s", won[won.length - 1]), "ticket");
+    // The answer that won a ticket always says so, even when the live
+    // update about it arrived first (it may: the ticker runs after the commit).
+    var latest = data.new_ticket || won[won.length - 1];
+    if (latest) {
+      notice(i18n.ticket.replace("%(number)s", latest), "ticket");
     } else if (data.status === "stale") {
       // A resend found its answer already counted (the first attempt's
       // response was lost): nothing to say, and any ticket notice the live
