@@ -38,16 +38,16 @@ def from_env(instance_path):
     database = os.environ.get("DATABASE_URL", default_db)
     engine = {"pool_pre_ping": True}
     if not database.startswith("sqlite"):
-        # One gevent worker serves many requests at once, but more open
-        # transactions than the process can run at once only hold row locks
-        # (the campaign's counters, the fullest sentence) while they wait for
-        # the CPU: requests queue for one of a few connections instead.
-        # Measured (docs/benchmarks.md): 6 connections per process, about
-        # twice the judgments per second of 40.
+        # One gevent worker serves many requests at once: size the pool for
+        # it, so the live-update ticker and Socket.IO events never queue
+        # behind the judging requests for a connection. (Fewer connections,
+        # DB_POOL_SIZE=6 DB_MAX_OVERFLOW=0, made the judging load faster on
+        # PostgreSQL, but then the last live update of a busy moment could
+        # wait for a connection: docs/benchmarks.md.)
         engine.update(
-            pool_size=int(os.environ.get("DB_POOL_SIZE", "6")),
-            max_overflow=int(os.environ.get("DB_MAX_OVERFLOW", "0")),
-            pool_timeout=int(os.environ.get("DB_POOL_TIMEOUT", "30")),
+            pool_size=int(os.environ.get("DB_POOL_SIZE", "20")),
+            max_overflow=int(os.environ.get("DB_MAX_OVERFLOW", "20")),
+            pool_timeout=int(os.environ.get("DB_POOL_TIMEOUT", "10")),
         )
     return {
         "BOZKA_ENV": environment,
