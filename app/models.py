@@ -15,6 +15,7 @@ from sqlalchemy.orm.attributes import set_committed_value
 from sqlalchemy.orm.util import identity_key
 from werkzeug.security import check_password_hash, generate_password_hash
 
+from .choices import ROLES as _ROLE_CHOICES
 from .extensions import db
 
 
@@ -45,8 +46,8 @@ def as_loaded(model, values):
     return instance
 
 
-ROLES = ("volunteer", "organiser", "researcher")
-CAMPAIGN_STATUSES = ("draft", "open", "closed")
+# The codes stored in users.role (their labels: app/choices.py).
+ROLES = tuple(code for code, _label in _ROLE_CHOICES)
 
 
 class User(UserMixin, db.Model):
