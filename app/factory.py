@@ -66,15 +66,27 @@ def _campaign_locale():
 
 
 def select_locale():
-    """The volunteer's choice, else the browser's, else the campaign's default."""
+    """The page language of the request (``choose_locale``)."""
     if not has_request_context():
         return None  # the default locale
-    available = current_app.config["LANGUAGES"]
-    if current_user.is_authenticated and current_user.locale in available:
-        return current_user.locale
-    if request.cookies.get(LANGUAGE_COOKIE) in available:
-        return request.cookies[LANGUAGE_COOKIE]
-    return request.accept_languages.best_match(available) or _campaign_locale() or "en"
+    return choose_locale(
+        current_app.config["LANGUAGES"],
+        current_user.locale if current_user.is_authenticated else None,
+        request.cookies.get(LANGUAGE_COOKIE),
+        request.accept_languages,
+        _campaign_locale,
+    )
+
+
+def choose_locale(available, user_locale, cookie, accept_languages, campaign_locale):
+    """The volunteer's choice, else the language cookie's, else the
+    browser's (``accept_languages``: a werkzeug ``LanguageAccept``), else
+    the campaign's default (``campaign_locale()``), else English."""
+    if user_locale in available:
+        return user_locale
+    if cookie in available:
+        return cookie
+    return accept_languages.best_match(available) or campaign_locale() or "en"
 
 
 @event.listens_for(Engine, "connect")
@@ -153,6 +165,10 @@ def create_app(overrides=None):
     migrate.init_app(app, db, directory=os.path.join(ROOT, "migrations"))
     csrf.init_app(app)
     limiter.init_app(app)
+    from .volunteer.endpoint import JudgmentEndpoint
+
+    # The judging API's usual request skips Flask's pipeline (see the module).
+    app.wsgi_app = JudgmentEndpoint(app, app.wsgi_app)
     if int(os.environ.get("BOZKA_PROXIES", "0")):
         # Behind nginx: take the client's address from X-Forwarded-For.
         from werkzeug.middleware.proxy_fix import ProxyFix
@@ -184,6 +200,7 @@ def create_app(overrides=None):
 
     wal.init_app(app, db, socketio)  # SQLite: log checkpoints in the background
     from .models import User, as_loaded
+    from .prepared import Prepared
 
     @login_manager.user_loader
     def load_user(user_id):
@@ -194,11 +211,11 @@ def create_app(overrides=None):
     # Built once: every request loads its user (read on the connection and
     # attached as a loaded object: cheaper than the ORM's query).
     _users = User.__table__
-    _select_user = select(*_users.c).where(_users.c.id == bindparam("user_id"))
+    _select_user = Prepared(select(*_users.c).where(_users.c.id == bindparam("user_id")))
     _user_columns = tuple(column.key for column in _users.c)
 
     def _user_by_id(uid):
-        row = db.session.connection().execute(_select_user, {"user_id": uid}).first()
+        row = _select_user.run({"user_id": uid}).first()
         return as_loaded(User, dict(zip(_user_columns, row))) if row is not None else None
 
     from .auth import bp as auth_bp

@@ -8,6 +8,7 @@ from sqlalchemy.orm import lazyload
 
 from .extensions import db
 from .models import Campaign, Participation, as_loaded
+from .prepared import Prepared
 
 
 # Built once: on SQLite building a statement costs more than running it.
@@ -15,7 +16,7 @@ from .models import Campaign, Participation, as_loaded
 # request reads its campaign: the row is read on the connection and
 # attached as a loaded object (cheaper than the ORM's query).
 _campaigns = Campaign.__table__
-_CAMPAIGN_BY_SLUG = select(*_campaigns.c).where(_campaigns.c.slug == bindparam("slug"))
+_CAMPAIGN_BY_SLUG = Prepared(select(*_campaigns.c).where(_campaigns.c.slug == bindparam("slug")))
 _CAMPAIGN_COLUMNS = tuple(column.key for column in _campaigns.c)
 _PARTICIPATION = (
     select(Participation)
@@ -24,10 +25,15 @@ _PARTICIPATION = (
 )
 
 
+def campaign_row(slug):
+    """The campaign with this slug, whatever its status, or None."""
+    row = _CAMPAIGN_BY_SLUG.run({"slug": slug}).first()
+    return as_loaded(Campaign, dict(zip(_CAMPAIGN_COLUMNS, row))) if row is not None else None
+
+
 def find_campaign(slug):
     """The campaign a visitor may see (drafts only to organisers), or None."""
-    row = db.session.connection().execute(_CAMPAIGN_BY_SLUG, {"slug": slug}).first()
-    campaign = as_loaded(Campaign, dict(zip(_CAMPAIGN_COLUMNS, row))) if row is not None else None
+    campaign = campaign_row(slug)
     g.bozka_campaign = campaign  # the interface language falls back to its default
     if campaign is not None and campaign.status == "draft" and not (
         current_user.is_authenticated and current_user.role == "organiser"

@@ -32,6 +32,7 @@ from sqlalchemy.orm import Session, aliased
 from sqlalchemy.orm.attributes import set_committed_value
 
 from ..extensions import db
+from ..prepared import Prepared
 from ..models import Campaign, Control, Item, Output, Participation, Sentence, Slot, Ticket, as_loaded
 from . import quality, rewards
 
@@ -67,8 +68,8 @@ def _lock_statement(which, participation_id):
     )
 
 
-_LOCK_BY_ID = _lock_statement(_by_id, bindparam("lock_participation_id"))
-_LOCK_BY_USER = _lock_statement(_by_user, select(_participations.c.id).where(_by_user).scalar_subquery())
+_LOCK_BY_ID = Prepared(_lock_statement(_by_id, bindparam("lock_participation_id")))
+_LOCK_BY_USER = Prepared(_lock_statement(_by_user, select(_participations.c.id).where(_by_user).scalar_subquery()))
 _PARTICIPATION_COLUMNS = tuple(column.key for column in _participations.c)
 _CURRENT_ITEM = (
     select(Item)
@@ -77,7 +78,7 @@ _CURRENT_ITEM = (
     .limit(1)
 )
 _new_pending = Sentence.pending + bindparam("pending_delta", type_=Sentence.pending.type)
-_BUMP_SENTENCE = (
+_BUMP_SENTENCE = Prepared(
     update(Sentence)
     .where(Sentence.id == bindparam("sentence_id"))
     .values(
@@ -86,7 +87,7 @@ _BUMP_SENTENCE = (
         is_open=case((_new_pending < Sentence.capacity, True), else_=False),
     )
 )
-_BUMP_SLOT = (
+_BUMP_SLOT = Prepared(
     update(Slot)
     .where(Slot.id == bindparam("slot_id"))
     .values(
@@ -102,7 +103,10 @@ _LOCK_SENTENCE_SKIP = _LOCK_SENTENCE.with_for_update(skip_locked=True)
 def _read(statement, params):
     """Run a statement on the session's connection, without flushing first:
     for reads and updates of rows that the judging path changes only through
-    SQL, never as pending objects (an ORM-enabled statement costs more)."""
+    SQL, never as pending objects (an ORM-enabled statement costs more).
+    The judging path's own statements are ``Prepared`` (app/prepared.py)."""
+    if isinstance(statement, Prepared):
+        return statement.run(params)
     return db.session.connection().execute(statement, params)
 
 
@@ -120,7 +124,7 @@ def count_for_campaign(campaign_id, collected=0, over_collected=0):
     counts[campaign_id] = (before[0] + collected, before[1] + over_collected)
 
 
-_COUNT_JUDGMENTS = (
+_COUNT_JUDGMENTS = Prepared(
     update(Campaign)
     .where(Campaign.id == bindparam("campaign_id"))
     .values(
@@ -139,9 +143,7 @@ def _apply_campaign_counts(session):
     session.flush()  # everything else first: the campaign's row is the last one locked
     for campaign_id, (collected, over) in sorted(counts.items()):
         if collected or over:
-            session.connection().execute(
-                _COUNT_JUDGMENTS, {"campaign_id": campaign_id, "collected": collected, "over": over}
-            )
+            _COUNT_JUDGMENTS.run({"campaign_id": campaign_id, "collected": collected, "over": over})
 
 
 @event.listens_for(Session, "after_soft_rollback")
@@ -248,8 +250,10 @@ def release_expired(campaign_id, now, timeout=None):
     return released
 
 
-_EARLIEST_EXPIRY = select(func.min(Item.expires_at)).where(
-    Item.campaign_id == bindparam("campaign_id"), Item.holding.is_(True)
+_EARLIEST_EXPIRY = Prepared(
+    select(func.min(Item.expires_at).label("earliest")).where(
+        Item.campaign_id == bindparam("campaign_id"), Item.holding.is_(True)
+    )
 )  # one look-up in ix_items_hold
 
 # Per database (engine) and campaign: when this process last found no
@@ -297,11 +301,13 @@ _NEXT_SENTENCE = (
     .limit(1)
 )
 _NEXT_SENTENCE_SKIP = _NEXT_SENTENCE.with_for_update(of=Sentence, skip_locked=True)
+_PREPARED_NEXT, _PREPARED_NEXT_SKIP = Prepared(_NEXT_SENTENCE), Prepared(_NEXT_SENTENCE_SKIP)
 _OPEN_SLOTS = select(Slot.id, Slot.pending, Slot.system_a_id, Slot.system_b_id).where(
     Slot.sentence_id == bindparam("sentence_id"),
     Slot.identical.is_(False),
     Slot.pending < Slot.target,
 )
+_OPEN_SLOTS = Prepared(_OPEN_SLOTS)
 
 def _output_text(system):
     return (
@@ -313,7 +319,7 @@ def _output_text(system):
 
 # Takes the slot and returns the texts the item will show, in one statement
 # (the subqueries name their rows by bound parameters: see _lock_statement).
-_TAKE_SLOT = (
+_TAKE_SLOT = Prepared(
     update(Slot)
     .where(Slot.id == bindparam("slot_id"), Slot.pending < Slot.target)
     .values(pending=Slot.pending + 1)
@@ -330,9 +336,9 @@ def _next_sentence(campaign_id, participation_id, skip):
     One that another volunteer's transaction holds is passed over (the next
     fullest is as good); when every candidate is held, see ``AllHeld``."""
     params = {"campaign_id": campaign_id, "participation_id": participation_id}
-    skipping = _NEXT_SENTENCE_SKIP
+    skipping = _PREPARED_NEXT_SKIP
     if skip:
-        skipping = skipping.where(Sentence.id.not_in(skip))
+        skipping = _NEXT_SENTENCE_SKIP.where(Sentence.id.not_in(skip))
     sentence_id = _read(skipping, params).scalar()
     if sentence_id is not None or _is_sqlite():
         return sentence_id
@@ -340,7 +346,7 @@ def _next_sentence(campaign_id, participation_id, skip):
     # milliseconds), or is nothing left at all? Never queue for the lock:
     # the holder may hold it while looking for the sentence this
     # transaction holds (the one just answered), and so on in a circle.
-    plain = _NEXT_SENTENCE.where(Sentence.id.not_in(skip)) if skip else _NEXT_SENTENCE
+    plain = _NEXT_SENTENCE.where(Sentence.id.not_in(skip)) if skip else _PREPARED_NEXT
     for pause in BUSY_PAUSES:
         if _read(plain, params).scalar() is None:
             return None
@@ -406,7 +412,7 @@ _last_seen = (
     .scalar_subquery()
 )
 # Every control of the campaign, with the position where the volunteer last saw it (or None).
-_CONTROLS_SEEN = (
+_CONTROLS_SEEN = Prepared(
     select(Control.id, _last_seen).where(Control.campaign_id == bindparam("campaign_id")).order_by(Control.id)
 )
 
@@ -457,7 +463,7 @@ def serve_next(campaign, participation, now, rng):
     )
     # One INSERT ... RETURNING instead of a unit-of-work flush; the object
     # is then attached as the row it is (no read back).
-    item = as_loaded(Item, {"id": _read(_INSERT_ITEM, values).scalar_one(), **values})
+    item = as_loaded(Item, {"id": _read(_INSERT_ITEM, values).one()[0], **values})
     item.texts = texts
     db.session.info.setdefault(_INSERTED, []).append(item)
     set_counters(participation, items_served=position)
@@ -465,7 +471,7 @@ def serve_next(campaign, participation, now, rng):
 
 
 _COUNTERS = ("items_served", "items_answered", "reached_count_at", "controls_answered", "controls_failed")
-_SAVE_COUNTERS = (
+_SAVE_COUNTERS = Prepared(
     update(Participation)
     .where(Participation.id == bindparam("participation_id"))
     .values(**{key: bindparam(f"new_{key}", type_=getattr(Participation, key).type) for key in _COUNTERS})
@@ -485,8 +491,7 @@ def set_counters(participation, **values):
 @event.listens_for(Session, "before_commit", insert=True)  # before the campaign's counters
 def _save_counters(session):
     for participation_id, participation in sorted(session.info.pop(_PENDING_COUNTERS, {}).items()):
-        session.connection().execute(
-            _SAVE_COUNTERS,
+        _SAVE_COUNTERS.run(
             {"participation_id": participation_id, **{f"new_{key}": getattr(participation, key) for key in _COUNTERS}},
         )
 
@@ -496,7 +501,7 @@ def _forget_counters(session, _previous_transaction):
     session.info.pop(_PENDING_COUNTERS, None)
 
 
-_INSERT_ITEM = insert(Item).returning(Item.id)
+_INSERT_ITEM = Prepared(insert(Item).returning(Item.id))
 # Every column of a new item but its id, as the model's defaults make it.
 _NEW_ITEM = {
     column.key: None for column in Item.__table__.columns if column.key != "id"
@@ -590,7 +595,7 @@ def submit(campaign, participation, token, choice, now):
     return Outcome("accepted", item=item, new_ticket=ticket)
 
 
-_ANSWER = (
+_ANSWER = Prepared(
     update(Item)
     .where(Item.id == bindparam("item_id"), Item.answered_at.is_(None))
     .values(
@@ -600,7 +605,7 @@ _ANSWER = (
         }
     )
 )
-_COLLECT_SLOT = (
+_COLLECT_SLOT = Prepared(
     update(Slot)
     .where(Slot.id == bindparam("slot_id"))
     .values(pending=Slot.pending + bindparam("pending_delta", type_=Slot.pending.type), collected=Slot.collected + 1)
@@ -613,7 +618,7 @@ _items = Item.__table__
 _ITEM_COLUMNS = tuple(column.key for column in _items.c)
 # The current item's row (attached as an object by models.as_loaded, cheaper than
 # the ORM's loading) with the texts it showed.
-_CURRENT_ITEM_TEXTS = (
+_CURRENT_ITEM_TEXTS = Prepared(
     select(*_items.c, _shown_left.text, _shown_right.text, Control.better, Control.worse)
     .select_from(_items)
     .outerjoin(
@@ -644,7 +649,7 @@ def daily_cap_reached(campaign, participation, now):
     return bool(campaign.daily_cap) and answered_today(participation.id, now) >= campaign.daily_cap
 
 
-_CONTROL_RESULTS = (
+_CONTROL_RESULTS = Prepared(
     select(Item.passed)
     .where(
         Item.participation_id == bindparam("participation_id"),
@@ -658,7 +663,7 @@ _CONTROL_RESULTS = (
 def _check_controls(campaign, participation, item):
     if not (item.is_control or item.position % campaign.check_every == 0):
         return None
-    results = list(db.session.scalars(_CONTROL_RESULTS, {"participation_id": participation.id}))
+    results = [row[0] for row in _CONTROL_RESULTS.run({"participation_id": participation.id}).all()]
     return quality.dismissal_reason(
         item.position,
         item.is_control,

@@ -13,6 +13,7 @@ from ..services.assignment import CHOICES
 from ..services.summary import participation_summary
 from ..web import campaign_or_404, participation_of, rng
 from . import bp
+from .endpoint import summary_payload
 from .forms import JudgmentForm
 
 
@@ -173,16 +174,7 @@ def _me():
 def _summary_of(campaign):
     """The JSON answer of a step, made inside its transaction (before the
     commit expires what it reads)."""
-    return lambda step: _with_summary(campaign, step)
-
-
-def _with_summary(campaign, step):
-    """The step as JSON, with the volunteer's count and tickets as rendered text."""
-    payload = evaluation.step_payload(step)
-    payload["mine"] = render_template(
-        "volunteer/_tickets.html", campaign=campaign, answered=step.answered, tickets=step.tickets
-    )
-    return payload
+    return lambda step: summary_payload(campaign, step)
 
 
 @bp.route("/c/<slug>/raffle")

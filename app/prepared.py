@@ -1,0 +1,113 @@
+"""Core statements of the judging path, compiled once and run on the driver.
+
+SQLAlchemy's execution of a cached Core statement still costs several times
+what SQLite takes to run it (parameter processing, execution context,
+result objects). A ``Prepared`` statement is compiled once per dialect into
+its SQL text, the order of its parameters and the type conversions of its
+parameters and result columns (SQLAlchemy's own: a SQLite datetime is the
+same text either way), then run on the DB-API cursor of the session's
+connection, inside the session's transaction.
+
+What stays as it was: driver errors are raised as SQLAlchemy's
+``DBAPIError`` family, and a lost server connection invalidates the pooled
+connection (so ``evaluation.retrying`` and the 503 handler work as before).
+While anything listens for the engine's cursor events (a profile, a test
+that counts statements), statements take SQLAlchemy's ordinary path, so
+they are seen.
+"""
+from collections import namedtuple
+
+from sqlalchemy.exc import DBAPIError
+
+from .extensions import db
+
+
+class Prepared:
+    """One Core statement without expanding (IN-list) parameters."""
+
+    __slots__ = ("statement", "_by_dialect")
+
+    def __init__(self, statement):
+        self.statement = statement
+        self._by_dialect = {}
+
+    def _compiled(self, dialect):
+        compiled = self.statement.compile(dialect=dialect)
+        escaped = compiled.escaped_bind_names or {}
+        names = tuple(escaped.get(name, name) for name in compiled.positiontup) if compiled.positional else None
+        defaults = {escaped.get(name, name): value for name, value in compiled.params.items()}
+        binds = {}
+        for bind, name in compiled.bind_names.items():
+            processor = bind.type._cached_bind_processor(dialect)
+            if processor is not None:
+                binds[escaped.get(name, name)] = processor
+        columns = compiled._result_columns
+        results = [column[3]._cached_result_processor(dialect, None) for column in columns]
+        keys = [column[0] for column in columns]
+        row = None
+        if keys and all(key.isidentifier() and not key.startswith("_") for key in keys) and len(set(keys)) == len(keys):
+            row = namedtuple("Row", keys)._make
+        plan = (str(compiled), names, defaults, binds, results if any(results) else None, row)
+        self._by_dialect[dialect] = plan
+        return plan
+
+    def run(self, params=None):
+        """Run in the session's transaction: a ``Ran`` (rows, rowcount)."""
+        connection = db.session.connection()
+        if connection._has_events or connection.engine._has_events:
+            result = connection.execute(self.statement, params or {})
+            rows = list(result) if result.returns_rows else None
+            return Ran(rows, result.rowcount if rows is None else -1)
+        dialect = connection.dialect
+        sql, names, defaults, binds, results, make_row = self._by_dialect.get(dialect) or self._compiled(dialect)
+        values = {**defaults, **params} if params else dict(defaults)
+        for name, processor in binds.items():
+            values[name] = processor(values[name])
+        arguments = tuple(values[name] for name in names) if names is not None else values
+        fairy = connection.connection
+        cursor = fairy.cursor()
+        try:
+            cursor.execute(sql, arguments)
+            rows = cursor.fetchall() if cursor.description is not None else None
+            rowcount = cursor.rowcount
+        except dialect.loaded_dbapi.Error as error:
+            lost = dialect.is_disconnect(error, fairy, cursor)
+            if lost:
+                connection.invalidate(error)
+            raise DBAPIError.instance(
+                sql, arguments, error, dialect.loaded_dbapi.Error, connection_invalidated=lost, dialect=dialect
+            ) from error
+        finally:
+            cursor.close()
+        if rows is not None and results is not None:
+            rows = [
+                tuple(value if convert is None else convert(value) for convert, value in zip(results, row))
+                for row in rows
+            ]
+        if rows is not None and make_row is not None:
+            rows = [make_row(row) for row in rows]
+        return Ran(rows, rowcount)
+
+
+class Ran:
+    """What a ``Prepared`` statement returned: rows (tuples) and a row count."""
+
+    __slots__ = ("rows", "rowcount")
+
+    def __init__(self, rows, rowcount):
+        self.rows = rows
+        self.rowcount = rowcount
+
+    def first(self):
+        return self.rows[0] if self.rows else None
+
+    def one(self):
+        if self.rows is None or len(self.rows) != 1:
+            raise LookupError(f"expected one row, got {0 if self.rows is None else len(self.rows)}")
+        return self.rows[0]
+
+    def scalar(self):
+        return self.rows[0][0] if self.rows else None
+
+    def all(self):
+        return self.rows or []

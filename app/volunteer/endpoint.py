@@ -1,0 +1,282 @@
+"""The judging API's usual request, answered without Flask's request pipeline.
+
+``POST /c/<slug>/api/judgment`` is the site's hot path: every judgment is
+one such request, whose response carries the next item. Flask's pipeline
+(request context, session, Flask-Login, CSRF hook, Babel, limiter, error
+handlers, after-request hooks) costs more than the judgment itself, so this
+WSGI middleware answers the usual case directly: a logged-in volunteer
+whose signed session cookie and CSRF token check out, with a well-formed
+answer. It checks the same things, the same way, with the same secrets:
+
+- the session cookie with Flask's own signing serializer and lifetime;
+- Flask-Login's session protection (``_id`` against the same identifier);
+- the user named by the session, tied to their password digest
+  (``security.user_from_session_id``, through the app's own user loader);
+- Flask-WTF's CSRF token from the same headers, with the same serializer,
+  salt and time limit, and its referrer check over HTTPS;
+- the campaign as the view finds it (a draft only for organisers).
+
+Anything else (no or bad cookie, a remember-me log-in, a failed check, a
+malformed body, a user who has not joined, a database error before
+anything was stored) is handed to the Flask app untouched (the body is put
+back), which answers it exactly as before: this path only ever says yes
+where Flask would, and never says no itself. The judgment itself is the
+same service call as the view's (``evaluation.answer``), so the rules live
+in one place.
+"""
+import hashlib
+import hmac
+import io
+import json
+from functools import lru_cache
+from types import SimpleNamespace
+
+from babel import Locale
+from flask import current_app, g
+from flask_wtf.csrf import same_origin
+from itsdangerous import BadData, URLSafeTimedSerializer
+from sqlalchemy.exc import OperationalError
+from werkzeug.datastructures import LanguageAccept
+from werkzeug.http import parse_accept_header, parse_cookie
+from werkzeug.sansio.utils import get_host
+
+from ..errors import SECURITY_HEADERS
+from ..models import utcnow
+from ..services.assignment import CHOICES
+from ..services.importer import SLUG_RE
+
+PREFIX, SUFFIX = "/c/", "/api/judgment"
+MAX_BODY = 4096
+
+
+class JudgmentEndpoint:
+    """WSGI middleware around the Flask app's ``wsgi_app`` (see the module)."""
+
+    def __init__(self, app, wsgi_app):
+        self.app = app
+        self.wsgi_app = wsgi_app
+        self._checks = None
+
+    def __call__(self, environ, start_response):
+        path = environ.get("PATH_INFO", "")
+        if environ.get("REQUEST_METHOD") == "POST" and path.startswith(PREFIX) and path.endswith(SUFFIX):
+            slug = path[len(PREFIX):-len(SUFFIX)]
+            if SLUG_RE.fullmatch(slug):
+                answered = self._judgment(environ, slug)
+                if answered is not None:
+                    status, headers, body = answered
+                    start_response(status, headers)
+                    return [body]
+        return self.wsgi_app(environ, start_response)
+
+    # -- checks, then the step ------------------------------------------------
+
+    def _judgment(self, environ, slug):
+        """(status, headers, body), or None to let the Flask app answer."""
+        body = _read_body(environ)
+        if body is None:
+            return None
+        checks = self._checks or self._settings()
+        answer = _answer_of(body)
+        if answer is None:
+            return None
+        cookies = parse_cookie(environ)
+        session = checks.session(environ, cookies)
+        if session is None or not checks.csrf_ok(environ, session):
+            return None
+        from .. import realtime
+        from ..services import evaluation
+        from ..web import rng
+
+        app = self.app
+        with app.app_context():
+            from ..extensions import db
+
+            try:
+                user = app.login_manager._user_callback(session["_user_id"])
+                if user is None:
+                    return None
+                campaign = _campaign(slug, user)
+                if campaign is None:
+                    return None
+                g._login_user = user
+                g._flask_babel = SimpleNamespace(babel_locale=_locale(checks.locale(environ, cookies, user, campaign)))
+                campaign_id = campaign.id
+                step = evaluation.answer(
+                    campaign, evaluation.Volunteer(user.id), answer[0], answer[1], utcnow(), rng(),
+                    present=lambda done: summary_payload(campaign, done),
+                )
+            except OperationalError:
+                # Nothing was stored (a step is one transaction, retried
+                # already): the Flask app runs it again or answers 503.
+                db.session.rollback()
+                return None
+            if step is None:
+                return None  # not joined: Flask answers 403
+            if step.status in ("accepted", "dismissed"):
+                realtime.touch(campaign_id, step.participation_id)
+            payload = app.json.dumps(step.presented).encode()
+        return "200 OK", [
+            ("Content-Type", "application/json"),
+            ("Content-Length", str(len(payload))),
+            ("Vary", "Cookie"),
+            *SECURITY_HEADERS,
+        ], payload
+
+    def _settings(self):
+        self._checks = Checks(self.app)
+        return self._checks
+
+
+def summary_payload(campaign, step, summary=None):
+    """The JSON answer of a step, with the volunteer's count and tickets as text."""
+    from ..services import evaluation
+
+    payload = evaluation.step_payload(step)
+    payload["mine"] = (summary or summary_html)(campaign, step.answered, step.tickets)
+    return payload
+
+
+def summary_html(campaign, answered, tickets):
+    """The volunteer's count and tickets as the page shows them, in the
+    current language (no request needed)."""
+    return current_app.jinja_env.get_template("volunteer/_tickets.html").render(
+        campaign=campaign, answered=answered, tickets=tickets
+    )
+
+
+def _read_body(environ):
+    """The request body when it is JSON of a sensible size, put back for the
+    Flask app in case it answers after all; else None."""
+    if environ.get("CONTENT_TYPE", "").split(";")[0].strip().lower() != "application/json":
+        return None
+    try:
+        length = int(environ.get("CONTENT_LENGTH") or "")
+    except ValueError:
+        return None
+    if not 0 < length <= MAX_BODY:
+        return None
+    body = environ["wsgi.input"].read(length)
+    environ["wsgi.input"] = io.BytesIO(body)
+    return body
+
+
+def _answer_of(body):
+    """(token, choice) of a well-formed answer, or None (as the view checks)."""
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return None
+    if not isinstance(data, dict):
+        return None
+    token, choice = data.get("token"), data.get("choice")
+    if choice not in CHOICES or not isinstance(token, str) or len(token) > 32:
+        return None
+    return token, choice
+
+
+def _campaign(slug, user):
+    """The campaign as ``web.find_campaign`` finds it for this user."""
+    from ..web import campaign_row
+
+    campaign = campaign_row(slug)
+    if campaign is None or campaign.status == "draft" and user.role != "organiser":
+        return None
+    return campaign
+
+
+class Checks:
+    """The session, log-in and CSRF checks of the Flask app, with its settings."""
+
+    def __init__(self, app):
+        config = app.config
+        self.app = app
+        self.session_cookie = config["SESSION_COOKIE_NAME"]
+        self.serializer = app.session_interface.get_signing_serializer(app)
+        self.max_age = int(app.permanent_session_lifetime.total_seconds())
+        self.protection = config.get("SESSION_PROTECTION", app.login_manager.session_protection)
+        self.csrf_on = config.get("WTF_CSRF_ENABLED", True) and config.get("WTF_CSRF_CHECK_DEFAULT", True)
+        self.csrf_field = config.get("WTF_CSRF_FIELD_NAME", "csrf_token")
+        self.csrf_headers = tuple(
+            "HTTP_" + name.upper().replace("-", "_") for name in config.get("WTF_CSRF_HEADERS", ["X-CSRFToken", "X-CSRF-Token"])
+        )
+        self.csrf_serializer = URLSafeTimedSerializer(
+            config.get("WTF_CSRF_SECRET_KEY") or app.secret_key, salt="wtf-csrf-token"
+        )
+        self.csrf_time_limit = config.get("WTF_CSRF_TIME_LIMIT", 3600)
+        self.csrf_ssl_strict = config.get("WTF_CSRF_SSL_STRICT", True)
+        self.languages = config["LANGUAGES"]
+
+    def session(self, environ, cookies):
+        """The signed session of a logged-in user that Flask-Login would
+        accept as it is (without changing it), else None."""
+        cookie = cookies.get(self.session_cookie)
+        if not cookie or self.serializer is None:
+            return None
+        try:
+            session = self.serializer.loads(cookie, max_age=self.max_age)
+        except BadData:
+            return None
+        if not isinstance(session, dict) or session.get("_user_id") is None:
+            return None  # anonymous, or a remember-me cookie to use: Flask's work
+        if self.protection in ("basic", "strong") and session.get("_id") != session_identifier(environ):
+            # Flask-Login marks such a session not fresh (basic) or logs out
+            # (strong): only a session already marked is taken as it is.
+            if not (
+                (self.protection == "basic" or session.get("_permanent")) and session.get("_fresh") is False
+            ):
+                return None
+        return session
+
+    def csrf_ok(self, environ, session):
+        """Flask-WTF's check of a JSON request (the token in a header)."""
+        if not self.csrf_on:
+            return True
+        token = next((environ[name] for name in self.csrf_headers if environ.get(name)), None)
+        expected = session.get(self.csrf_field)
+        if not token or not isinstance(expected, str):
+            return False
+        try:
+            signed = self.csrf_serializer.loads(token, max_age=self.csrf_time_limit)
+        except BadData:
+            return False
+        if not isinstance(signed, str) or not hmac.compare_digest(expected, signed):
+            return False
+        if environ.get("wsgi.url_scheme") == "https" and self.csrf_ssl_strict:
+            referrer = environ.get("HTTP_REFERER")
+            host = get_host(
+                environ["wsgi.url_scheme"], environ.get("HTTP_HOST"),
+                (environ.get("SERVER_NAME"), int(environ.get("SERVER_PORT") or 443)),
+            )
+            if not referrer or not same_origin(referrer, f"https://{host}/"):
+                return False
+        return True
+
+    def locale(self, environ, cookies, user, campaign):
+        """The page language, by the app's rule (``factory.choose_locale``)."""
+        from ..factory import LANGUAGE_COOKIE, choose_locale
+
+        return choose_locale(
+            self.languages,
+            user.locale,
+            cookies.get(LANGUAGE_COOKIE),
+            parse_accept_header(environ.get("HTTP_ACCEPT_LANGUAGE"), LanguageAccept),
+            lambda: campaign.interface_language,
+        )
+
+
+@lru_cache(maxsize=64)
+def _locale(code):
+    return Locale.parse(code)
+
+
+def session_identifier(environ):
+    """Flask-Login's session identifier (``flask_login.utils._create_identifier``)
+    for this request: a digest of the client's address and user agent."""
+    address = environ.get("HTTP_X_FORWARDED_FOR", environ.get("REMOTE_ADDR"))
+    if address is not None:
+        address = address.encode("utf-8").split(b",")[0].strip()
+    user_agent = environ.get("HTTP_USER_AGENT")
+    if user_agent is not None:
+        user_agent = user_agent.encode("utf-8")
+    return hashlib.sha512(f"{address}|{user_agent}".encode("utf8")).hexdigest()
