@@ -11,6 +11,7 @@ from fractions import Fraction
 from flask_login import UserMixin
 from sqlalchemy import CheckConstraint, Index, UniqueConstraint, text
 from sqlalchemy.orm import make_transient_to_detached
+from sqlalchemy.orm.attributes import instance_state
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlalchemy.orm.util import identity_key
 from werkzeug.security import check_password_hash, generate_password_hash
@@ -42,7 +43,10 @@ def as_loaded(model, values):
     instance = model.__mapper__.class_manager.new_instance()
     instance.__dict__.update(values)
     make_transient_to_detached(instance)
-    session.add(instance)
+    # Session.add() less its save-update cascade, which has nothing to do
+    # here (the new object holds column values only, no related objects)
+    # and cost more than the rest (SQLAlchemy is pinned: requirements.txt).
+    session._save_or_update_impl(instance_state(instance))
     return instance
 
 

@@ -17,7 +17,9 @@ they are seen.
 """
 from collections import namedtuple
 
+from sqlalchemy import event
 from sqlalchemy.exc import DBAPIError
+from sqlalchemy.orm import Session
 
 from .extensions import db
 
@@ -53,7 +55,8 @@ class Prepared:
 
     def run(self, params=None):
         """Run in the session's transaction: a ``Ran`` (rows, rowcount)."""
-        connection = db.session.connection()
+        session = db.session()
+        connection = session.info.get(_CONNECTION) or session.connection()
         if connection._has_events or connection.engine._has_events:
             result = connection.execute(self.statement, params or {})
             rows = list(result) if result.returns_rows else None
@@ -87,6 +90,22 @@ class Prepared:
         if rows is not None and make_row is not None:
             rows = [make_row(row) for row in rows]
         return Ran(rows, rowcount)
+
+
+# The connection of the session's transaction, kept from its start to its
+# end (``Session.connection()`` finds it again at some cost every time).
+_CONNECTION = "bozka_connection"
+
+
+@event.listens_for(Session, "after_begin")
+def _keep_connection(session, transaction, connection):
+    session.info[_CONNECTION] = connection
+
+
+@event.listens_for(Session, "after_transaction_end")
+def _forget_connection(session, transaction):
+    if transaction.parent is None:
+        session.info.pop(_CONNECTION, None)
 
 
 class Ran:
