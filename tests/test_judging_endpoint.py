@@ -84,7 +84,8 @@ def test_the_flask_view_gives_the_same_answer(app, client, make_campaign, flask_
 
 
 @pytest.mark.parametrize("case", ["no csrf", "forged csrf", "other session's csrf", "bad json", "bad choice",
-                                  "long token", "form body", "no cookie", "forged cookie", "unknown campaign"])
+                                  "long token", "form body", "no cookie", "forged cookie", "unknown campaign",
+                                  "NUL in the query"])
 def test_anything_unusual_is_left_to_flask_and_changes_nothing(app, client, make_campaign, flask_calls, case):
     headers, item = _volunteer(client, make_campaign)
     other = app.test_client()
@@ -112,6 +113,8 @@ def test_anything_unusual_is_left_to_flask_and_changes_nothing(app, client, make
         client.set_cookie("session", cookie[:-3] + "abc", domain="localhost")
     elif case == "unknown campaign":
         path = "/c/nosuch/api/judgment"
+    elif case == "NUL in the query":
+        kwargs = {"query_string": "x=%00", "data": body, "content_type": "application/json"}
     flask_calls.clear()
     if kwargs:
         response = client.post(path, headers=headers, **kwargs)

@@ -59,7 +59,10 @@ class JudgmentEndpoint:
 
     def __call__(self, environ, start_response):
         path = environ.get("PATH_INFO", "")
-        if environ.get("REQUEST_METHOD") == "POST" and path.startswith(PREFIX) and path.endswith(SUFFIX):
+        if (
+            environ.get("REQUEST_METHOD") == "POST" and path.startswith(PREFIX) and path.endswith(SUFFIX)
+            and not environ.get("QUERY_STRING")  # the page never sends one; Flask checks it (a NUL)
+        ):
             slug = path[len(PREFIX):-len(SUFFIX)]
             if SLUG_RE.fullmatch(slug):
                 answered = self._judgment(environ, slug)
