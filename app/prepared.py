@@ -44,14 +44,24 @@ class Prepared:
             if processor is not None:
                 binds[escaped.get(name, name)] = processor
         columns = compiled._result_columns
-        results = [column[3]._cached_result_processor(dialect, None) for column in columns]
         keys = [column[0] for column in columns]
         row = None
         if keys and all(key.isidentifier() and not key.startswith("_") for key in keys) and len(set(keys)) == len(keys):
             row = namedtuple("Row", keys)._make
-        plan = (str(compiled), names, defaults, binds, results if any(results) else None, row)
+        # The result columns' conversions depend on the driver's type codes
+        # (PostgreSQL): made at the first run, from the cursor's description.
+        plan = [str(compiled), names, defaults, binds, [column[3] for column in columns], row, None]
         self._by_dialect[dialect] = plan
         return plan
+
+    @staticmethod
+    def _result_processors(plan, dialect, description):
+        types = plan[4]
+        processors = [
+            kind._cached_result_processor(dialect, column[1]) for kind, column in zip(types, description)
+        ] if len(types) == len(description) else []
+        plan[6] = processors if any(processors) else ()
+        return plan[6]
 
     def run(self, params=None):
         """Run in the session's transaction: a ``Ran`` (rows, rowcount)."""
@@ -62,7 +72,8 @@ class Prepared:
             rows = list(result) if result.returns_rows else None
             return Ran(rows, result.rowcount if rows is None else -1)
         dialect = connection.dialect
-        sql, names, defaults, binds, results, make_row = self._by_dialect.get(dialect) or self._compiled(dialect)
+        plan = self._by_dialect.get(dialect) or self._compiled(dialect)
+        sql, names, defaults, binds, _types, make_row, results = plan
         values = {**defaults, **params} if params else dict(defaults)
         for name, processor in binds.items():
             values[name] = processor(values[name])
@@ -71,8 +82,11 @@ class Prepared:
         cursor = fairy.cursor()
         try:
             cursor.execute(sql, arguments)
-            rows = cursor.fetchall() if cursor.description is not None else None
+            description = cursor.description
+            rows = cursor.fetchall() if description is not None else None
             rowcount = cursor.rowcount
+            if rows is not None and results is None:
+                results = self._result_processors(plan, dialect, description)
         except dialect.loaded_dbapi.Error as error:
             lost = dialect.is_disconnect(error, fairy, cursor)
             if lost:
@@ -82,7 +96,7 @@ class Prepared:
             ) from error
         finally:
             cursor.close()
-        if rows is not None and results is not None:
+        if rows and results:
             rows = [
                 tuple(value if convert is None else convert(value) for convert, value in zip(results, row))
                 for row in rows

@@ -501,11 +501,16 @@ def _forget_counters(session, _previous_transaction):
     session.info.pop(_PENDING_COUNTERS, None)
 
 
-_INSERT_ITEM = Prepared(insert(Item).returning(Item.id))
 # Every column of a new item but its id, as the model's defaults make it.
 _NEW_ITEM = {
     column.key: None for column in Item.__table__.columns if column.key != "id"
 } | {"control_reused": False, "holding": False, "too_fast": False}
+# Named columns: the id is left to the database (PostgreSQL refuses NULL).
+_INSERT_ITEM = Prepared(
+    insert(Item)
+    .values({key: bindparam(key, type_=Item.__table__.c[key].type) for key in _NEW_ITEM})
+    .returning(Item.id)
+)
 _INSERTED = "bozka_inserted_items"
 
 
