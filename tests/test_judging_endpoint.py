@@ -201,3 +201,20 @@ def test_the_session_identifier_is_flask_logins(app, forwarded):
     with app.test_request_context("/", headers=headers, environ_base={"REMOTE_ADDR": "192.0.2.4"}) as context:
         assert session_identifier(context.request.environ) == _create_identifier()
     assert len(hashlib.sha512().hexdigest()) == len(session_identifier({}))
+
+
+def test_a_checked_signature_is_kept_only_until_its_age_limit(monkeypatch):
+    from itsdangerous import URLSafeTimedSerializer
+
+    from app.volunteer import endpoint
+
+    serializer = URLSafeTimedSerializer("secret", salt="s")
+    signed = serializer.dumps("value")
+    verified = endpoint.Verified()
+    assert verified.loads(serializer, signed, 60) == "value"
+    assert verified.loads(serializer, signed[:-1] + ("A" if signed[-1] != "A" else "B"), 60) is None
+    assert verified.loads(URLSafeTimedSerializer("other", salt="s"), signed, 60) is None  # another key
+    later = endpoint.time.time() + 61
+    monkeypatch.setattr(endpoint.time, "time", lambda: later)
+    assert verified.loads(serializer, signed, 60) is None  # known, but too old now
+    assert verified.loads(serializer, signed, None) == "value"  # no limit

@@ -28,6 +28,7 @@ import hashlib
 import hmac
 import io
 import json
+import time
 from functools import lru_cache
 from types import SimpleNamespace
 
@@ -209,6 +210,7 @@ class Checks:
         self.csrf_time_limit = config.get("WTF_CSRF_TIME_LIMIT", 3600)
         self.csrf_ssl_strict = config.get("WTF_CSRF_SSL_STRICT", True)
         self.languages = config["LANGUAGES"]
+        self.verified = Verified()
 
     def session(self, environ, cookies):
         """The signed session of a logged-in user that Flask-Login would
@@ -216,9 +218,8 @@ class Checks:
         cookie = cookies.get(self.session_cookie)
         if not cookie or self.serializer is None:
             return None
-        try:
-            session = self.serializer.loads(cookie, max_age=self.max_age)
-        except BadData:
+        session = self.verified.loads(self.serializer, cookie, self.max_age)
+        if session is None:
             return None
         if not isinstance(session, dict) or session.get("_user_id") is None:
             return None  # anonymous, or a remember-me cookie to use: Flask's work
@@ -239,10 +240,7 @@ class Checks:
         expected = session.get(self.csrf_field)
         if not token or not isinstance(expected, str):
             return False
-        try:
-            signed = self.csrf_serializer.loads(token, max_age=self.csrf_time_limit)
-        except BadData:
-            return False
+        signed = self.verified.loads(self.csrf_serializer, token, self.csrf_time_limit)
         if not isinstance(signed, str) or not hmac.compare_digest(expected, signed):
             return False
         if environ.get("wsgi.url_scheme") == "https" and self.csrf_ssl_strict:
@@ -266,6 +264,34 @@ class Checks:
             parse_accept_header(environ.get("HTTP_ACCEPT_LANGUAGE"), LanguageAccept),
             lambda: campaign.interface_language,
         )
+
+
+class Verified:
+    """Signed strings already checked, by the exact string: a volunteer's
+    session cookie and CSRF token are the same on every judgment, and
+    checking a signature twice gives the same answer (the secret key does
+    not change while the process runs). Each is kept until its age limit."""
+
+    SIZE = 8192
+
+    def __init__(self):
+        self._known = {}
+
+    def loads(self, serializer, signed, max_age):
+        """What ``serializer.loads(signed, max_age=max_age)`` gives, or None."""
+        now = time.time()
+        known = self._known.get((serializer, signed))
+        if known is not None and now <= known[1]:
+            return known[0]
+        try:
+            value, stamp = serializer.loads(signed, max_age=max_age, return_timestamp=True)
+        except BadData:
+            return None
+        if len(self._known) >= self.SIZE:
+            self._known.clear()
+        until = float("inf") if max_age is None else stamp.timestamp() + max_age
+        self._known[(serializer, signed)] = (value, until)
+        return value
 
 
 @lru_cache(maxsize=64)
