@@ -60,7 +60,7 @@ class Prepared:
         processors = [
             kind._cached_result_processor(dialect, column[1]) for kind, column in zip(types, description)
         ] if len(types) == len(description) else []
-        plan[6] = processors if any(processors) else ()
+        plan[6] = tuple((index, convert) for index, convert in enumerate(processors) if convert is not None)
         return plan[6]
 
     def run(self, params=None):
@@ -97,13 +97,20 @@ class Prepared:
         finally:
             cursor.close()
         if rows and results:
-            rows = [
-                tuple(value if convert is None else convert(value) for convert, value in zip(results, row))
-                for row in rows
-            ]
+            rows = [_converted(row, results) for row in rows]
         if rows is not None and make_row is not None:
             rows = [make_row(row) for row in rows]
         return Ran(rows, rowcount)
+
+
+def _converted(row, conversions):
+    """A row with SQLAlchemy's result conversions applied, (index, function) each."""
+    values = list(row)
+    for index, convert in conversions:
+        value = values[index]
+        if value is not None:
+            values[index] = convert(value)
+    return values
 
 
 # The connection of the session's transaction, kept from its start to its
