@@ -11,8 +11,7 @@ from fractions import Fraction
 from flask_login import UserMixin
 from sqlalchemy import CheckConstraint, Index, UniqueConstraint, text
 from sqlalchemy.orm import make_transient_to_detached
-from sqlalchemy.orm.attributes import instance_state
-from sqlalchemy.orm.attributes import set_committed_value
+from sqlalchemy.orm.attributes import instance_state, set_committed_value
 from sqlalchemy.orm.util import identity_key
 from werkzeug.security import check_password_hash, generate_password_hash
 

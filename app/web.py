@@ -35,11 +35,12 @@ def find_campaign(slug):
     """The campaign a visitor may see (drafts only to organisers), or None."""
     campaign = campaign_row(slug)
     g.bozka_campaign = campaign  # the interface language falls back to its default
-    if campaign is not None and campaign.status == "draft" and not (
-        current_user.is_authenticated and current_user.role == "organiser"
-    ):
-        return None
-    return campaign
+    return campaign if campaign is not None and may_see(campaign, current_user) else None
+
+
+def may_see(campaign, user):
+    """Drafts only to organisers; every other campaign to anyone."""
+    return campaign.status != "draft" or (user.is_authenticated and user.role == "organiser")
 
 
 def campaign_or_404(slug):

@@ -302,12 +302,13 @@ _NEXT_SENTENCE = (
 )
 _NEXT_SENTENCE_SKIP = _NEXT_SENTENCE.with_for_update(of=Sentence, skip_locked=True)
 _PREPARED_NEXT, _PREPARED_NEXT_SKIP = Prepared(_NEXT_SENTENCE), Prepared(_NEXT_SENTENCE_SKIP)
-_OPEN_SLOTS = select(Slot.id, Slot.pending, Slot.system_a_id, Slot.system_b_id).where(
-    Slot.sentence_id == bindparam("sentence_id"),
-    Slot.identical.is_(False),
-    Slot.pending < Slot.target,
+_OPEN_SLOTS = Prepared(
+    select(Slot.id, Slot.pending, Slot.system_a_id, Slot.system_b_id).where(
+        Slot.sentence_id == bindparam("sentence_id"),
+        Slot.identical.is_(False),
+        Slot.pending < Slot.target,
+    )
 )
-_OPEN_SLOTS = Prepared(_OPEN_SLOTS)
 
 def _output_text(system):
     return (

@@ -211,6 +211,16 @@ def item_texts(item):
     )
 
 
+def well_formed_answer(data):
+    """(token, choice) of a judgment sent as JSON, or None when it is not one."""
+    if not isinstance(data, dict):
+        return None
+    token, choice = data.get("token"), data.get("choice")
+    if choice not in assignment.CHOICES or not isinstance(token, str) or len(token) > 32:
+        return None
+    return token, choice
+
+
 def step_payload(step):
     """The JSON form of a step. Nothing in it tells a control from a test."""
     payload = {

@@ -42,8 +42,10 @@ from werkzeug.http import parse_accept_header, parse_cookie
 from werkzeug.sansio.utils import get_host
 
 from ..errors import SECURITY_HEADERS
+from ..extensions import db
 from ..models import utcnow
-from ..services.assignment import CHOICES
+from ..services import evaluation
+from ..web import campaign_row, may_see, rng
 from ..services.importer import SLUG_RE
 
 PREFIX, SUFFIX = "/c/", "/api/judgment"
@@ -88,14 +90,8 @@ class JudgmentEndpoint:
         session = checks.session(environ, cookies)
         if session is None or not checks.csrf_ok(environ, session):
             return None
-        from .. import realtime
-        from ..services import evaluation
-        from ..web import rng
-
         app = self.app
         with app.app_context():
-            from ..extensions import db
-
             try:
                 user = app.login_manager._user_callback(session["_user_id"])
                 if user is None:
@@ -105,11 +101,8 @@ class JudgmentEndpoint:
                     return None
                 g._login_user = user
                 g._flask_babel = SimpleNamespace(babel_locale=_locale(checks.locale(environ, cookies, user, campaign)))
-                campaign_id = campaign.id
-                step = evaluation.answer(
-                    campaign, evaluation.Volunteer(user.id), answer[0], answer[1], utcnow(), rng(),
-                    present=lambda done: summary_payload(campaign, done),
-                )
+                step = judge(campaign, evaluation.Volunteer(user.id), *answer,
+                             present=lambda done: summary_payload(campaign, done))
             except OperationalError:
                 # Nothing was stored (a step is one transaction, retried
                 # already): the Flask app runs it again or answers 503.
@@ -117,8 +110,6 @@ class JudgmentEndpoint:
                 return None
             if step is None:
                 return None  # not joined: Flask answers 403
-            if step.status in ("accepted", "dismissed"):
-                realtime.touch(campaign_id, step.participation_id)
             payload = app.json.dumps(step.presented).encode()
         return "200 OK", [
             ("Content-Type", "application/json"),
@@ -132,12 +123,23 @@ class JudgmentEndpoint:
         return self._checks
 
 
-def summary_payload(campaign, step, summary=None):
-    """The JSON answer of a step, with the volunteer's count and tickets as text."""
-    from ..services import evaluation
+def judge(campaign, who, token, choice, present=None):
+    """Answer and serve the next item (``evaluation.answer``), then tell the
+    live updates; the view and the endpoint alike. ``who`` may be an
+    ``evaluation.Volunteer``: None if they have not joined."""
+    from .. import realtime
 
+    campaign_id = campaign.id  # read now: the step's commit expires the campaign
+    step = evaluation.answer(campaign, who, token, choice, utcnow(), rng(), present=present)
+    if step is not None and step.status in ("accepted", "dismissed"):
+        realtime.touch(campaign_id, step.participation_id)  # the broadcast happens later, coalesced
+    return step
+
+
+def summary_payload(campaign, step):
+    """The JSON answer of a step, with the volunteer's count and tickets as text."""
     payload = evaluation.step_payload(step)
-    payload["mine"] = (summary or summary_html)(campaign, step.answered, step.tickets)
+    payload["mine"] = summary_html(campaign, step.answered, step.tickets)
     return payload
 
 
@@ -166,27 +168,17 @@ def _read_body(environ):
 
 
 def _answer_of(body):
-    """(token, choice) of a well-formed answer, or None (as the view checks)."""
+    """(token, choice) of a well-formed answer, or None (the view's check)."""
     try:
-        data = json.loads(body)
+        return evaluation.well_formed_answer(json.loads(body))
     except ValueError:
         return None
-    if not isinstance(data, dict):
-        return None
-    token, choice = data.get("token"), data.get("choice")
-    if choice not in CHOICES or not isinstance(token, str) or len(token) > 32:
-        return None
-    return token, choice
 
 
 def _campaign(slug, user):
     """The campaign as ``web.find_campaign`` finds it for this user."""
-    from ..web import campaign_row
-
     campaign = campaign_row(slug)
-    if campaign is None or campaign.status == "draft" and user.role != "organiser":
-        return None
-    return campaign
+    return campaign if campaign is not None and may_see(campaign, user) else None
 
 
 class Checks:

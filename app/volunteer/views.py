@@ -9,11 +9,10 @@ from ..extensions import db
 from ..models import Campaign, utcnow
 from .. import realtime
 from ..services import accounts, evaluation, leaderboard, raffle
-from ..services.assignment import CHOICES
 from ..services.summary import participation_summary
 from ..web import campaign_or_404, participation_of, rng
 from . import bp
-from .endpoint import summary_payload
+from .endpoint import judge, summary_payload
 from .forms import JudgmentForm
 
 
@@ -85,7 +84,7 @@ def evaluate(slug):
         return redirect(url_for("volunteer.join", slug=slug))
     form = JudgmentForm()
     if request.method == "POST" and form.validate_on_submit():
-        step = _answer(campaign, participation.id, form.token.data, form.choice.data)
+        step = judge(campaign, participation.id, form.token.data, form.choice.data)
         if step.status == "stale":
             flash(_("That answer was already recorded or is out of date; here is your current sentence."), "info")
     else:
@@ -108,15 +107,6 @@ def evaluate(slug):
         board=ranking.public_payload(),
         me=ranking.personal_payload(participation.id, step.answered, step.tickets),
     )
-
-
-def _answer(campaign, participation_id, token, choice, present=None):
-    """``participation_id`` may be an ``evaluation.Volunteer``: None if they have not joined."""
-    campaign_id = campaign.id  # read now: the step's commit expires the campaign
-    step = evaluation.answer(campaign, participation_id, token, choice, utcnow(), rng(), present=present)
-    if step is not None and step.status in ("accepted", "dismissed"):
-        realtime.touch(campaign_id, step.participation_id)  # the broadcast happens later, coalesced
-    return step
 
 
 @bp.route("/c/<slug>/ranking-visibility", methods=["POST"])
@@ -152,15 +142,10 @@ def api_item(slug):
 @login_required
 def api_judgment(slug):
     campaign = campaign_or_404(slug)
-    data = request.get_json(silent=True)
-    if (
-        not isinstance(data, dict)
-        or data.get("choice") not in CHOICES
-        or not isinstance(data.get("token"), str)
-        or len(data["token"]) > 32
-    ):
+    answer = evaluation.well_formed_answer(request.get_json(silent=True))
+    if answer is None:
         return jsonify({"status": "error", "message": _("Invalid answer.")}), 400
-    step = _answer(campaign, _me(), data["token"], data["choice"], present=_summary_of(campaign))
+    step = judge(campaign, _me(), *answer, present=_summary_of(campaign))
     if step is None:
         abort(403)  # not joined
     return jsonify(step.presented)
