@@ -50,9 +50,20 @@ class Prepared:
             row = namedtuple("Row", keys)._make
         # The result columns' conversions depend on the driver's type codes
         # (PostgreSQL): made at the first run, from the cursor's description.
-        plan = [str(compiled), names, defaults, binds, [column[3] for column in columns], row, None]
+        plan = [str(compiled), names, defaults, binds, [column[3] for column in columns], row, None, bool(
+            columns or compiled.returning or getattr(compiled, "effective_returning", None)
+        )]
         self._by_dialect[dialect] = plan
         return plan
+
+    def _bound(self, dialect, params):
+        """(plan, SQL text, driver arguments) for these parameters."""
+        plan = self._by_dialect.get(dialect) or self._compiled(dialect)
+        sql, names, defaults, binds = plan[:4]
+        values = {**defaults, **params} if params else dict(defaults)
+        for name, processor in binds.items():
+            values[name] = processor(values[name])
+        return plan, sql, tuple(values[name] for name in names) if names is not None else values
 
     @staticmethod
     def _result_processors(plan, dialect, description):
@@ -72,28 +83,19 @@ class Prepared:
             rows = list(result) if result.returns_rows else None
             return Ran(rows, result.rowcount if rows is None else -1)
         dialect = connection.dialect
-        plan = self._by_dialect.get(dialect) or self._compiled(dialect)
-        sql, names, defaults, binds, _types, make_row, results = plan
-        values = {**defaults, **params} if params else dict(defaults)
-        for name, processor in binds.items():
-            values[name] = processor(values[name])
-        arguments = tuple(values[name] for name in names) if names is not None else values
+        plan, sql, arguments = self._bound(dialect, params)
+        make_row, results, returns_rows = plan[5:]
         fairy = connection.connection
         cursor = fairy.cursor()
         try:
             cursor.execute(sql, arguments)
-            description = cursor.description
-            rows = cursor.fetchall() if description is not None else None
+            # The description only once: psycopg makes it anew at each look.
+            rows = cursor.fetchall() if returns_rows else None
             rowcount = cursor.rowcount
             if rows is not None and results is None:
-                results = self._result_processors(plan, dialect, description)
+                results = self._result_processors(plan, dialect, cursor.description)
         except dialect.loaded_dbapi.Error as error:
-            lost = dialect.is_disconnect(error, fairy, cursor)
-            if lost:
-                connection.invalidate(error)
-            raise DBAPIError.instance(
-                sql, arguments, error, dialect.loaded_dbapi.Error, connection_invalidated=lost, dialect=dialect
-            ) from error
+            raise _wrapped(error, connection, cursor, sql, arguments) from error
         finally:
             cursor.close()
         if rows and results:
@@ -101,6 +103,100 @@ class Prepared:
         if rows is not None and make_row is not None:
             rows = [make_row(row) for row in rows]
         return Ran(rows, rowcount)
+
+
+_AT_COMMIT = "bozka_at_commit"
+_COMMITTED = "bozka_committed"
+
+
+def at_commit(statement, params, key=None):
+    """Run a statement with the commit (``commit_after``), before the ones
+    given there. With a ``key``, its rows are kept for ``committed(key)``."""
+    db.session.info.setdefault(_AT_COMMIT, []).append((statement, params, key))
+
+
+def has_commit_statements(session):
+    return bool(session.info.get(_AT_COMMIT))
+
+
+def committed(key):
+    """The rows of the ``at_commit`` statement of this key at the last commit."""
+    return db.session.info.get(_COMMITTED, {}).pop(key, None)
+
+
+@event.listens_for(Session, "after_soft_rollback")
+def _forget_commit_statements(session, _previous_transaction):
+    session.info.pop(_AT_COMMIT, None)
+
+
+def commit_after(statements):
+    """Run the ``at_commit`` statements, then ``(Prepared, params)`` pairs
+    whose results nobody reads, and end the session's transaction with them.
+
+    On PostgreSQL (psycopg) the statements and the COMMIT reach the server
+    together, in pipeline mode: one round trip. The rows they lock (the
+    campaign's counters, which every judgment changes) are then locked only
+    while the server runs them, never while this process, between two round
+    trips, serves its other requests. The session's own commit, which the
+    caller (a ``before_commit`` hook) is part of, then finds nothing left to
+    commit on the driver (psycopg skips a COMMIT outside a transaction) and
+    ends as usual. Elsewhere (SQLite, a savepoint, anything listening for
+    cursor events) the statements simply run and the session commits.
+    """
+    session = db.session()
+    first = session.info.pop(_AT_COMMIT, None) or []
+    results = session.info[_COMMITTED] = {}
+    statements = first + [(statement, params, None) for statement, params in statements]
+    connection = session.info.get(_CONNECTION) or session.connection()
+    fairy = connection.connection
+    pipeline = getattr(fairy.driver_connection, "pipeline", None)
+    if pipeline is None or session.in_nested_transaction() or connection._has_events or connection.engine._has_events:
+        for statement, params, key in statements:
+            ran = statement.run(params)
+            if key is not None:
+                results[key] = ran.rows
+        return
+    dialect = connection.dialect
+    cursors, sql, arguments = [], "COMMIT", ()
+    try:
+        with pipeline():
+            for statement, params, key in statements:
+                plan, sql, arguments = statement._bound(dialect, params)
+                # A cursor of its own for rows to read after the round trip.
+                if key is not None or not cursors or cursors[-1][2] is not None:
+                    cursors.append((fairy.cursor(), plan, key))
+                cursors[-1][0].execute(sql, arguments)
+            sql, arguments = "COMMIT", ()
+            fairy.driver_connection.commit()
+        for cursor, plan, key in cursors:
+            if key is not None:
+                results[key] = statement_rows(plan, dialect, cursor)
+    except dialect.loaded_dbapi.Error as error:
+        raise _wrapped(error, connection, cursors[-1][0] if cursors else None, sql, arguments) from error
+    finally:
+        for cursor, _plan, _key in cursors:
+            cursor.close()
+
+
+def statement_rows(plan, dialect, cursor):
+    """A cursor's rows, converted as ``Prepared.run`` converts them."""
+    rows = cursor.fetchall()
+    results = plan[6] if plan[6] is not None else Prepared._result_processors(plan, dialect, cursor.description)
+    if rows and results:
+        rows = [_converted(row, results) for row in rows]
+    return [plan[5](row) for row in rows] if plan[5] is not None else rows
+
+
+def _wrapped(error, connection, cursor, sql, arguments):
+    """A driver's error as SQLAlchemy raises it; a lost server connection
+    invalidates the pooled one (so ``evaluation.retrying`` runs again)."""
+    dialect = connection.dialect
+    lost = dialect.is_disconnect(error, connection.connection, cursor)
+    if lost:
+        connection.invalidate(error)
+    return DBAPIError.instance(
+        sql, arguments, error, dialect.loaded_dbapi.Error, connection_invalidated=lost, dialect=dialect
+    )
 
 
 def _converted(row, conversions):
@@ -121,6 +217,7 @@ _CONNECTION = "bozka_connection"
 @event.listens_for(Session, "after_begin")
 def _keep_connection(session, transaction, connection):
     session.info[_CONNECTION] = connection
+    session.info.pop(_COMMITTED, None)  # the last commit's rows are read before the next transaction
 
 
 @event.listens_for(Session, "after_transaction_end")

@@ -53,9 +53,9 @@ def site_config(listen_port, backend_ports, template=None):
         with open(NGINX_SITE) as handle:
             template = handle.read()
     lines = "".join(f"    server 127.0.0.1:{port};\n" for port in backend_ports)
-    text, count = re.subn(r"(?:[ \t]*server 127\.0\.0\.1:\d+;\n)+", lines, template, count=1)
-    if count != 1:
-        raise ValueError("deploy/nginx.conf: no upstream server lines")
+    text, count = re.subn(r"(?:[ \t]*server 127\.0\.0\.1:\d+;\n)+", lines, template)
+    if count != 2:
+        raise ValueError("deploy/nginx.conf: not two upstream blocks of server lines")
     text, count = re.subn(r"listen 80;", f"listen 127.0.0.1:{listen_port};", text)
     if count != 1:
         raise ValueError("deploy/nginx.conf: no 'listen 80;' line")

@@ -32,7 +32,7 @@ from sqlalchemy.orm import Session, aliased
 from sqlalchemy.orm.attributes import set_committed_value
 
 from ..extensions import db
-from ..prepared import Prepared
+from ..prepared import Prepared, at_commit, commit_after, has_commit_statements
 from ..models import Campaign, Control, Item, Output, Participation, Sentence, Slot, Ticket, as_loaded
 from . import quality, rewards
 
@@ -71,8 +71,8 @@ def _lock_statement(which, participation_id):
 _LOCK_BY_ID = Prepared(_lock_statement(_by_id, bindparam("lock_participation_id")))
 _LOCK_BY_USER = Prepared(_lock_statement(_by_user, select(_participations.c.id).where(_by_user).scalar_subquery()))
 _PARTICIPATION_COLUMNS = tuple(column.key for column in _participations.c)
-_CURRENT_ITEM = (
-    select(Item)
+_CURRENT_ITEM = Prepared(
+    select(*Item.__table__.c)
     .where(Item.participation_id == bindparam("participation_id"), Item.answered_at.is_(None))
     .order_by(Item.position.desc())
     .limit(1)
@@ -117,11 +117,16 @@ def _is_sqlite():
 _COUNTS = "bozka_campaign_counts"
 
 
-def count_for_campaign(campaign_id, collected=0, over_collected=0):
-    """Change the campaign's judgment counters when the transaction commits."""
+def count_for_campaign(campaign_id, collected=0, over_collected=0, over_slot=None):
+    """Change the campaign's judgment counters when the transaction commits.
+    ``over_slot``: a slot just collected (by a statement run before the
+    counters); one more over-collected judgment if it now has more than its
+    target (decided by the database, at the commit)."""
     counts = db.session.info.setdefault(_COUNTS, {})
-    before = counts.get(campaign_id, (0, 0))
-    counts[campaign_id] = (before[0] + collected, before[1] + over_collected)
+    before = counts.get(campaign_id, (0, 0, None))
+    if over_slot is not None and before[2] is not None:
+        raise ValueError("one collected slot per campaign and transaction")
+    counts[campaign_id] = (before[0] + collected, before[1] + over_collected, over_slot or before[2])
 
 
 _COUNT_JUDGMENTS = Prepared(
@@ -130,20 +135,13 @@ _COUNT_JUDGMENTS = Prepared(
     .values(
         collected_judgments=Campaign.collected_judgments
         + bindparam("collected", type_=Campaign.collected_judgments.type),
-        over_collected=Campaign.over_collected + bindparam("over", type_=Campaign.over_collected.type),
+        over_collected=Campaign.over_collected
+        + bindparam("over", type_=Campaign.over_collected.type)
+        + select(func.count())
+        .where(Slot.id == bindparam("over_slot", type_=Slot.id.type), Slot.collected > Slot.target)
+        .scalar_subquery(),
     )
 )
-
-
-@event.listens_for(Session, "before_commit")
-def _apply_campaign_counts(session):
-    counts = session.info.pop(_COUNTS, None)
-    if not counts:
-        return
-    session.flush()  # everything else first: the campaign's row is the last one locked
-    for campaign_id, (collected, over) in sorted(counts.items()):
-        if collected or over:
-            _COUNT_JUDGMENTS.run({"campaign_id": campaign_id, "collected": collected, "over": over})
 
 
 @event.listens_for(Session, "after_soft_rollback")
@@ -174,7 +172,8 @@ def lock_volunteer(participation_id=None, *, user_id=None, campaign_id=None):
 
 def current_item(participation_id):
     """The item served and not yet answered, if any (there is at most one)."""
-    return db.session.scalars(_CURRENT_ITEM, {"participation_id": participation_id}).first()
+    row = _read(_CURRENT_ITEM, {"participation_id": participation_id}).first()
+    return as_loaded(Item, dict(zip(_ITEM_COLUMNS, row))) if row is not None else None
 
 
 def _bump_sentence(sentence_id, pending_delta, collected_delta=0):
@@ -489,12 +488,25 @@ def set_counters(participation, **values):
     db.session.info.setdefault(_PENDING_COUNTERS, {})[participation.id] = participation
 
 
-@event.listens_for(Session, "before_commit", insert=True)  # before the campaign's counters
-def _save_counters(session):
-    for participation_id, participation in sorted(session.info.pop(_PENDING_COUNTERS, {}).items()):
-        _SAVE_COUNTERS.run(
-            {"participation_id": participation_id, **{f"new_{key}": getattr(participation, key) for key in _COUNTERS}},
-        )
+@event.listens_for(Session, "before_commit")
+def _write_counters(session):
+    """The counters kept for the commit: the volunteers', then the
+    campaigns' (the row every judgment changes: the last one locked). On
+    PostgreSQL they travel with the COMMIT itself (``prepared.commit_after``)."""
+    volunteers = session.info.pop(_PENDING_COUNTERS, None) or {}
+    campaigns = session.info.pop(_COUNTS, None) or {}
+    statements = [
+        (_SAVE_COUNTERS, {"participation_id": participation_id,
+                          **{f"new_{key}": getattr(participation, key) for key in _COUNTERS}})
+        for participation_id, participation in sorted(volunteers.items())
+    ] + [
+        (_COUNT_JUDGMENTS, {"campaign_id": campaign_id, "collected": collected, "over": over, "over_slot": slot})
+        for campaign_id, (collected, over, slot) in sorted(campaigns.items())
+        if collected or over or slot
+    ]
+    if statements or has_commit_statements(session):
+        session.flush()  # everything else first
+        commit_after(statements)
 
 
 @event.listens_for(Session, "after_soft_rollback")
@@ -572,15 +584,21 @@ def submit(campaign, participation, token, choice, now):
     if not answered:
         return Outcome("stale")
     if item.slot_id is not None:
-        lock_sentence(item.sentence_id)
         # A held slot turns from pending into collected; an expired hold
         # comes back as a judgment beyond the reservation.
-        _bump_sentence(item.sentence_id, 0 if item.holding else 1, 1)
-        collected, target = _read(
-            _COLLECT_SLOT, {"slot_id": item.slot_id, "pending_delta": 0 if item.holding else 1}
-        ).one()
-        # it was complete before this answer: over-collection
-        count_for_campaign(campaign.id, collected=1, over_collected=int(collected - 1 >= target))
+        pending = 0 if item.holding else 1
+        if _is_sqlite():
+            _bump_sentence(item.sentence_id, pending, 1)
+            collected, target = _read(_COLLECT_SLOT, {"slot_id": item.slot_id, "pending_delta": pending}).one()
+            # it was complete before this answer: over-collection
+            count_for_campaign(campaign.id, collected=1, over_collected=int(collected - 1 >= target))
+        else:
+            # With the commit, in the order of the module docstring (sentence,
+            # slot, campaign), so these shared rows are locked only while the
+            # server runs the transaction's last round trip.
+            at_commit(_BUMP_SENTENCE, {"sentence_id": item.sentence_id, "pending_delta": pending, "collected_delta": 1})
+            at_commit(_BUMP_SLOT, {"slot_id": item.slot_id, "pending_delta": pending, "collected_delta": 1})
+            count_for_campaign(campaign.id, collected=1, over_slot=item.slot_id)
     # The row now holds exactly these values (the update above matched it).
     for key, value in answer.items():
         set_committed_value(item, key, value)

@@ -11,7 +11,7 @@ from sqlalchemy.orm import aliased
 
 from ..extensions import db
 from ..models import Control, Output, Sentence
-from . import assignment
+from . import assignment, rewards
 
 _UNKNOWN = object()
 
@@ -67,15 +67,22 @@ def _finish(campaign, participation, tickets, status, now, rng, new_ticket=None,
         db.session.commit()
         return step
     step.presented = present(step)
-    # Nothing is read after this commit: no need to expire what the
-    # session holds (the request's session ends with the request).
+    # Nothing is read after this commit (the request's session ends with
+    # the request).
+    _commit_keeping_objects()
+    return step
+
+
+def _commit_keeping_objects():
+    """Commit without expiring what the session holds: for a caller that
+    reads nothing afterwards, or only rows it locks and reads again (a
+    reload would cost a query for each object, the campaign's systems too)."""
     session = db.session()
     expire, session.expire_on_commit = session.expire_on_commit, False
     try:
         session.commit()
     finally:
         session.expire_on_commit = expire
-    return step
 
 
 log = logging.getLogger("bozka.evaluation")
@@ -155,8 +162,11 @@ def _record(campaign, participation_id, token, choice, now):
         db.session.rollback()
         return None
     outcome = assignment.submit(campaign, participation, token, choice, now)
-    ticket = outcome.new_ticket.number if outcome.new_ticket is not None else None
-    db.session.commit()
+    # _next_after locks and reads the participation again; the campaign's
+    # settings do not change in a step.
+    _commit_keeping_objects()
+    # On PostgreSQL a ticket won is made by the commit (rewards.award_ticket).
+    ticket = outcome.new_ticket.number if outcome.new_ticket is not None else rewards.ticket_made_at_commit()
     return outcome.status, ticket, outcome.dismissal_reason
 
 

@@ -1,7 +1,8 @@
 """Raffle tickets: one for every ``raffle_every`` items answered."""
-from sqlalchemy import bindparam, select, update
+from sqlalchemy import bindparam, insert, select, update
 
 from ..extensions import db
+from ..prepared import Prepared, at_commit, committed
 from ..models import Campaign, Ticket
 
 
@@ -10,7 +11,15 @@ def earns_ticket(position, raffle_every=10):
 
 
 def award_ticket(campaign_id, participation_id, position, now):
-    """Give the next ticket number of the campaign; numbers never repeat."""
+    """Give the next ticket number of the campaign; numbers never repeat.
+    A Ticket, or on PostgreSQL None: the ticket is made with the commit
+    (``ticket_made_at_commit`` tells its number afterwards), so the
+    campaign's row, which every ticket changes, is locked only while the
+    server runs the transaction's last round trip (``prepared.commit_after``)."""
+    if db.session.get_bind().dialect.name == "postgresql":
+        at_commit(_TICKET_AT_COMMIT, {"campaign_id": campaign_id, "participation_id": participation_id,
+                                      "position": position, "now": now}, key=_TICKET)
+        return None
     number = db.session.execute(
         update(Campaign)
         .where(Campaign.id == campaign_id)
@@ -26,6 +35,38 @@ def award_ticket(campaign_id, participation_id, position, now):
     )
     db.session.add(ticket)
     return ticket
+
+
+_counted = (
+    update(Campaign)
+    .where(Campaign.id == bindparam("campaign_id"))
+    .values(next_ticket=Campaign.next_ticket + 1)
+    .returning(Campaign.next_ticket)
+    .cte("counted")
+)
+# One statement (PostgreSQL): take the number and insert the ticket.
+_TICKET_AT_COMMIT = Prepared(
+    insert(Ticket)
+    .from_select(
+        ["campaign_id", "participation_id", "number", "item_position", "created_at"],
+        select(
+            bindparam("campaign_id", type_=Ticket.campaign_id.type),
+            bindparam("participation_id", type_=Ticket.participation_id.type),
+            _counted.c.next_ticket - 1,
+            bindparam("position", type_=Ticket.item_position.type),
+            bindparam("now", type_=Ticket.created_at.type),
+        ).select_from(_counted),
+    )
+    .returning(Ticket.number)
+    .add_cte(_counted)
+)
+_TICKET = "ticket"
+
+
+def ticket_made_at_commit():
+    """The number of the ticket the last commit made (PostgreSQL), or None."""
+    rows = committed(_TICKET)
+    return rows[0][0] if rows else None
 
 
 _TICKET_NUMBERS = (

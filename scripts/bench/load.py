@@ -134,6 +134,17 @@ def run_level(cluster, volunteers_count, args, prefix):
     }
 
 
+def server_errors(cluster, most=5):
+    """The last lines of the servers' tracebacks (what the errors were)."""
+    found = []
+    for name, text in cluster.logs(10**6).items():
+        lines = text.splitlines()
+        ends = [n for n, line in enumerate(lines) if line and not line.startswith((" ", "Traceback"))
+                and n > 0 and lines[n - 1].startswith(" ")]
+        found += [f"{name}: {lines[n]}" for n in ends[-most:]]
+    return "\n".join(found) or "no traceback in the server logs"
+
+
 def run_setup(name, args, database_url=None, redis_url=None, processes=1, nginx=False):
     workdir = tempfile.mkdtemp(prefix=f"bozka-load-{name}-")
     cluster = Cluster(
@@ -149,6 +160,8 @@ def run_setup(name, args, database_url=None, redis_url=None, processes=1, nginx=
             log(f"{name}: {count} volunteers")
             rows.append({"setup": name, **run_level(cluster, count, args, f"{name[0]}{number}x")})
             log(json.dumps(rows[-1]))
+            if rows[-1]["errors"]:
+                log(server_errors(cluster))
     finally:
         cluster.cleanup()
     return rows
