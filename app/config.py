@@ -38,16 +38,18 @@ def from_env(instance_path):
     database = os.environ.get("DATABASE_URL", default_db)
     engine = {"pool_pre_ping": True}
     if not database.startswith("sqlite"):
-        # One gevent worker serves many requests at once: size the pool for
-        # it, so the live-update ticker and Socket.IO events never queue
-        # behind the judging requests for a connection. (Fewer connections,
-        # DB_POOL_SIZE=6 DB_MAX_OVERFLOW=0, made the judging load faster on
-        # PostgreSQL, but then the last live update of a busy moment could
-        # wait for a connection: docs/benchmarks.md.)
+        # One gevent worker runs many requests at once, and each judging
+        # step holds a connection for a few round trips. A small pool is
+        # faster: the steps beyond it wait in this process, holding nothing,
+        # instead of interleaving their round trips on the database, where
+        # each one's row locks then last longer (docs/benchmarks.md: 4 to
+        # 10 connections per process made twice the judgments per second
+        # of 20 plus 20 overflow on PostgreSQL). A request waits for a
+        # connection up to DB_POOL_TIMEOUT seconds, then gets a clean 503.
         engine.update(
-            pool_size=int(os.environ.get("DB_POOL_SIZE", "20")),
-            max_overflow=int(os.environ.get("DB_MAX_OVERFLOW", "20")),
-            pool_timeout=int(os.environ.get("DB_POOL_TIMEOUT", "10")),
+            pool_size=int(os.environ.get("DB_POOL_SIZE", "8")),
+            max_overflow=int(os.environ.get("DB_MAX_OVERFLOW", "0")),
+            pool_timeout=int(os.environ.get("DB_POOL_TIMEOUT", "30")),
         )
     return {
         "BOZKA_ENV": environment,

@@ -2,6 +2,7 @@
 from flask import abort, g, jsonify, render_template, request
 from flask_babel import gettext as _
 from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 
 CSP = "; ".join([
     "default-src 'self'",
@@ -77,6 +78,9 @@ def register(app):
     def too_many(error):
         return page(429, _("Too many attempts"), _("Too many attempts from your connection. Wait a few minutes and try again."))
 
+    # No connection to the database within DB_POOL_TIMEOUT (the pool's
+    # TimeoutError) is answered as a database that is away.
+    @app.errorhandler(PoolTimeout)
     @app.errorhandler(OperationalError)
     def database_unavailable(error):
         from .extensions import db

@@ -37,6 +37,7 @@ from flask import current_app, g
 from flask_wtf.csrf import same_origin
 from itsdangerous import BadData, URLSafeTimedSerializer
 from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from werkzeug.datastructures import LanguageAccept
 from werkzeug.http import parse_accept_header, parse_cookie
 from werkzeug.sansio.utils import get_host
@@ -103,9 +104,10 @@ class JudgmentEndpoint:
                 g._flask_babel = SimpleNamespace(babel_locale=_locale(checks.locale(environ, cookies, user, campaign)))
                 step = judge(campaign, evaluation.Volunteer(user.id), *answer,
                              present=lambda done: summary_payload(campaign, done))
-            except OperationalError:
+            except (OperationalError, PoolTimeout):
                 # Nothing was stored (a step is one transaction, retried
-                # already): the Flask app runs it again or answers 503.
+                # already), or no connection came in time: the Flask app
+                # runs it again or answers 503.
                 db.session.rollback()
                 return None
             if step is None:

@@ -223,3 +223,28 @@ def test_restore_refuses_damaged_or_foreign_files(tmp_path):
         assert done.returncode != 0
         assert str(path) in done.stderr
     assert _count(database, "users") == users
+
+
+def test_no_database_connection_in_time_is_a_clean_503_too(app, volunteer, monkeypatch):
+    """The pool's TimeoutError (every connection busy for DB_POOL_TIMEOUT
+    seconds) is answered like a busy database, on the JSON endpoint and the
+    form alike, and nothing is written."""
+    from sqlalchemy.exc import TimeoutError as PoolTimeout
+
+    from app.services import evaluation
+
+    client, token = volunteer
+    item, body = _answer(client, token)
+    before = db_snapshot()
+
+    def no_connection(*args, **kwargs):
+        raise PoolTimeout("QueuePool limit of size 8 overflow 0 reached, connection timed out, timeout 30.00")
+
+    monkeypatch.setattr(evaluation, "answer", no_connection)
+    response = client.post("/c/test/api/judgment", json=body, headers={"X-CSRFToken": token})
+    assert response.status_code == 503 and "not saved" in response.get_json()["message"]
+    page = client.post("/c/test/evaluate", data={"csrf_token": token, **body})
+    assert page.status_code == 503 and "not saved" in page.get_data(as_text=True)
+    assert db_snapshot() == before
+    monkeypatch.undo()
+    assert client.post("/c/test/api/judgment", json=body, headers={"X-CSRFToken": token}).get_json()["status"] == "accepted"
