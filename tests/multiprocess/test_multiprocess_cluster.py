@@ -51,6 +51,33 @@ def test_a_judgment_through_one_process_is_seen_live_through_the_other_once(clus
         via_nginx.close()
 
 
+def test_requests_from_one_address_are_spread_over_both_processes(cluster):
+    """deploy/nginx.conf: pages and judgments go to the least busy process
+    (many volunteers behind one school's or carrier's address must not all
+    land on one), while Socket.IO from that address stays on one process."""
+    address = "127.0.3.1"
+    cookie, csrf = register(cluster.url, "cai", address)
+    listener = Listener(cluster.url, cookie).start()  # polling, then the WebSocket upgrade, through nginx
+    volunteer = Volunteer(cluster.url, cookie, csrf, address)
+    try:
+        volunteer.fetch()
+        before = [len(JUDGMENT.findall(text_)) for text_ in cluster.logs(10**6).values()]
+        rng = random.Random(3)
+        answered = 0
+        while volunteer.item is not None and answered < 8:
+            status, payload = volunteer.answer(correct_choice(volunteer.item, rng))
+            assert status == 200 and payload["status"] in ("accepted", "finished"), payload
+            answered += 1
+        after = [len(JUDGMENT.findall(text_)) for text_ in cluster.logs(10**6).values()]
+        served = [b - a for a, b in zip(before, after)]  # nobody else judges meanwhile
+        assert answered == 8 and sum(served) == answered and all(n > 0 for n in served), (answered, served)
+        at, ranking = listener.wait_for(lambda p: count_of(p, "cai") == answered, timeout=10)
+        assert ranking is not None and listener.error is None, listener.error
+    finally:
+        volunteer.close()
+        listener.close()
+
+
 def test_fifty_volunteers_through_both_processes_store_exactly_what_was_acknowledged(cluster):
     count, per_volunteer = 50, 15
     volunteers = []
@@ -179,3 +206,4 @@ def test_fifty_volunteers_through_both_processes_store_exactly_what_was_acknowle
     _at, ranking = listener.wait_for(lambda p: p["collected"] == valid, timeout=10)
     listener.close()
     assert ranking is not None, listener.rankings()[-1:]
+
