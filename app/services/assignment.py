@@ -18,6 +18,14 @@ sentence for a volunteer, one ticket per number. The campaign's own
 counters, which every judgment changes, are changed last, just before the
 commit (``count_for_campaign``): its row is then locked only while the
 transaction commits, never while it waits for another lock.
+
+On PostgreSQL the rows that many volunteers' answers change (the answered
+sentence's and slot's counters, the campaign's counters and ticket number)
+are written with the COMMIT itself, in one pipelined round trip
+(``prepared.at_commit``, ``prepared.commit_after``), in that order. A gevent
+process runs many requests between two round trips of one transaction, so
+a lock taken earlier would be held all that while by a transaction that is
+only waiting for its turn.
 """
 import random
 import secrets
