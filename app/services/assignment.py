@@ -398,10 +398,8 @@ def _serve_test(campaign, participation, rng):
                 },
             ).first()
             if taken is not None:
-                if _is_sqlite():
-                    _bump_sentence(sentence_id, 1)
-                else:  # locked above: with the commit, a round trip fewer while it is held
-                    at_commit(_BUMP_SENTENCE, {"sentence_id": sentence_id, "pending_delta": 1, "collected_delta": 0})
+                # Locked above; with the commit, a round trip fewer while it is held.
+                at_commit(_BUMP_SENTENCE, {"sentence_id": sentence_id, "pending_delta": 1, "collected_delta": 0})
                 source, text_a, text_b = taken
                 pair = [(slot.system_a_id, text_a), (slot.system_b_id, text_b)]
                 rng.shuffle(pair)
@@ -597,19 +595,15 @@ def submit(campaign, participation, token, choice, now):
     if item.slot_id is not None:
         # A held slot turns from pending into collected; an expired hold
         # comes back as a judgment beyond the reservation.
+        # With the commit, in the order of the module docstring (sentence,
+        # slot, campaign): on PostgreSQL these shared rows are then locked
+        # only while the server runs the transaction's last round trip. The
+        # campaign counts an over-collected judgment if the slot now has
+        # more than its target (it was complete before this answer).
         pending = 0 if item.holding else 1
-        if _is_sqlite():
-            _bump_sentence(item.sentence_id, pending, 1)
-            collected, target = _read(_COLLECT_SLOT, {"slot_id": item.slot_id, "pending_delta": pending}).one()
-            # it was complete before this answer: over-collection
-            count_for_campaign(campaign.id, collected=1, over_collected=int(collected - 1 >= target))
-        else:
-            # With the commit, in the order of the module docstring (sentence,
-            # slot, campaign), so these shared rows are locked only while the
-            # server runs the transaction's last round trip.
-            at_commit(_BUMP_SENTENCE, {"sentence_id": item.sentence_id, "pending_delta": pending, "collected_delta": 1})
-            at_commit(_BUMP_SLOT, {"slot_id": item.slot_id, "pending_delta": pending, "collected_delta": 1})
-            count_for_campaign(campaign.id, collected=1, over_slot=item.slot_id)
+        at_commit(_BUMP_SENTENCE, {"sentence_id": item.sentence_id, "pending_delta": pending, "collected_delta": 1})
+        at_commit(_BUMP_SLOT, {"slot_id": item.slot_id, "pending_delta": pending, "collected_delta": 1})
+        count_for_campaign(campaign.id, collected=1, over_slot=item.slot_id)
     # The row now holds exactly these values (the update above matched it).
     for key, value in answer.items():
         set_committed_value(item, key, value)
@@ -639,12 +633,6 @@ _ANSWER = Prepared(
             for key in ("answered_at", "choice", "seconds", "passed", "holding", "too_fast")
         }
     )
-)
-_COLLECT_SLOT = Prepared(
-    update(Slot)
-    .where(Slot.id == bindparam("slot_id"))
-    .values(pending=Slot.pending + bindparam("pending_delta", type_=Slot.pending.type), collected=Slot.collected + 1)
-    .returning(Slot.collected, Slot.target)
 )
 
 
