@@ -1,6 +1,6 @@
 """Clients for the multi-process tests: volunteers over HTTP (each from its
-own loopback address, so that nginx's ip_hash spreads them over the
-processes and rate limits count them apart) and Socket.IO listeners
+own loopback address, as real volunteers come: rate limits count them
+apart) and Socket.IO listeners
 speaking the Engine.IO v4 / Socket.IO v5 text protocol over a WebSocket
 (``websocket-client``), as scripts/bench/bench_realtime_listener.py does."""
 import http.client

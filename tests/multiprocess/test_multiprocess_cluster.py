@@ -82,7 +82,7 @@ def test_fifty_volunteers_through_both_processes_store_exactly_what_was_acknowle
     count, per_volunteer = 50, 15
     volunteers = []
     for number in range(count):
-        address = f"127.0.{10 + number}.1"  # ip_hash: the first three octets
+        address = f"127.0.{10 + number}.1"  # their own addresses, as real volunteers have
         cookie, csrf = register(cluster.url, f"v{number:02d}", address)
         volunteers.append((f"v{number:02d}", Volunteer(cluster.url, cookie, csrf, address)))
     listener = Listener(cluster.url, cookie).start()
