@@ -23,7 +23,7 @@ Commands, one JSON object per line on stdin; one JSON answer per line on stdout:
     {"cmd": "quit"}                  close every socket and exit
 
 Started with a JSON job as argv[1]: {"host", "port", "slug", "cookies": [...],
-"connect_timeout", "concurrency"}.
+"connect_timeout", "concurrency", "source_addresses"}.
 """
 from gevent import monkey
 
@@ -32,6 +32,7 @@ monkey.patch_all()
 import json  # noqa: E402
 import os  # noqa: E402
 import resource  # noqa: E402
+import socket  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 
@@ -64,8 +65,14 @@ class Listener:
     def connect(self):
         url = f"ws://{self.job['host']}:{self.job['port']}/socket.io/?EIO=4&transport=websocket"
         timeout = self.job.get("connect_timeout", 20)
+        options = {}
+        addresses = self.job.get("source_addresses")
+        if addresses:  # as volunteers on their own networks (nginx's ip_hash tells them apart)
+            options["socket"] = socket.create_connection(
+                (self.job["host"], self.job["port"]), timeout, (addresses[self.number % len(addresses)], 0)
+            )
         ws = websocket.create_connection(
-            url, timeout=timeout, cookie=self.cookie, skip_utf8_validation=True, enable_multithread=False
+            url, timeout=timeout, cookie=self.cookie, skip_utf8_validation=True, enable_multithread=False, **options
         )
         self.ws = ws
         opening = ws.recv()

@@ -17,7 +17,10 @@ received a ranking with the final stored count.
 The volunteers' HTTP load comes from scripts/bench/bench_judging_client.py
 (gevent, keep-alive connections, a closed loop without think time); in (b)
 it goes through nginx. Rate limits are off (``RATELIMIT_ENABLED=false``): all
-volunteers come from one address.
+volunteers' HTTP requests come from one address (nginx spreads those over
+the processes whatever their address). Their Socket.IO connections come
+from many loopback addresses (127.0.X.1), as volunteers on their own
+networks would, so nginx's ``ip_hash`` spreads them over the processes too.
 """
 import argparse
 import json
@@ -47,7 +50,11 @@ class Listeners:
 
     def __init__(self, url, cookies):
         host, port = url.split("//", 1)[1].split(":")
-        job = {"host": host, "port": int(port), "slug": SLUG, "cookies": cookies, "connect_timeout": 30}
+        # Each from its own network, as volunteers are: nginx's ip_hash
+        # (the first three octets) spreads the sockets over the processes.
+        addresses = [f"127.0.{10 + number % 200}.1" for number in range(len(cookies))]
+        job = {"host": host, "port": int(port), "slug": SLUG, "cookies": cookies, "connect_timeout": 30,
+               "source_addresses": addresses}
         self.process = subprocess.Popen(
             [sys.executable, os.path.join(HERE, "bench_realtime_listener.py"), json.dumps(job)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
