@@ -24,6 +24,55 @@ from sqlalchemy.orm import Session
 from .extensions import db
 
 
+class _Plan:
+    """A statement compiled for one dialect: its SQL, how to bind its
+    parameters and how to convert and name its result rows."""
+
+    __slots__ = ("sql", "names", "defaults", "binds", "types", "make_row", "conversions", "returns_rows")
+
+    def __init__(self, compiled, dialect):
+        escaped = compiled.escaped_bind_names or {}
+        self.sql = str(compiled)
+        self.names = tuple(escaped.get(name, name) for name in compiled.positiontup) if compiled.positional else None
+        self.defaults = {escaped.get(name, name): value for name, value in compiled.params.items()}
+        self.binds = {}
+        for bind, name in compiled.bind_names.items():
+            processor = bind.type._cached_bind_processor(dialect)
+            if processor is not None:
+                self.binds[escaped.get(name, name)] = processor
+        columns = compiled._result_columns
+        keys = [column[0] for column in columns]
+        self.make_row = None
+        if keys and all(key.isidentifier() and not key.startswith("_") for key in keys) and len(set(keys)) == len(keys):
+            self.make_row = namedtuple("Row", keys)._make
+        self.types = [column[3] for column in columns]
+        # The result columns' conversions depend on the driver's type codes
+        # (PostgreSQL): made at the first run, from the cursor's description.
+        self.conversions = None
+        self.returns_rows = bool(columns or compiled.returning or getattr(compiled, "effective_returning", None))
+
+    def arguments(self, params):
+        """The driver's arguments for these parameters."""
+        values = {**self.defaults, **params} if params else dict(self.defaults)
+        for name, processor in self.binds.items():
+            values[name] = processor(values[name])
+        return tuple(values[name] for name in self.names) if self.names is not None else values
+
+    def rows(self, dialect, cursor):
+        """The cursor's rows, with SQLAlchemy's conversions, as named rows.
+        The description is read only once: psycopg makes it anew at each look."""
+        rows = cursor.fetchall()
+        if self.conversions is None:
+            description = cursor.description
+            processors = [
+                kind._cached_result_processor(dialect, column[1]) for kind, column in zip(self.types, description)
+            ] if len(self.types) == len(description) else []
+            self.conversions = tuple((index, convert) for index, convert in enumerate(processors) if convert)
+        if rows and self.conversions:
+            rows = [_converted(row, self.conversions) for row in rows]
+        return [self.make_row(row) for row in rows] if self.make_row is not None else rows
+
+
 class Prepared:
     """One Core statement without expanding (IN-list) parameters."""
 
@@ -33,76 +82,43 @@ class Prepared:
         self.statement = statement
         self._by_dialect = {}
 
-    def _compiled(self, dialect):
-        compiled = self.statement.compile(dialect=dialect)
-        escaped = compiled.escaped_bind_names or {}
-        names = tuple(escaped.get(name, name) for name in compiled.positiontup) if compiled.positional else None
-        defaults = {escaped.get(name, name): value for name, value in compiled.params.items()}
-        binds = {}
-        for bind, name in compiled.bind_names.items():
-            processor = bind.type._cached_bind_processor(dialect)
-            if processor is not None:
-                binds[escaped.get(name, name)] = processor
-        columns = compiled._result_columns
-        keys = [column[0] for column in columns]
-        row = None
-        if keys and all(key.isidentifier() and not key.startswith("_") for key in keys) and len(set(keys)) == len(keys):
-            row = namedtuple("Row", keys)._make
-        # The result columns' conversions depend on the driver's type codes
-        # (PostgreSQL): made at the first run, from the cursor's description.
-        plan = [str(compiled), names, defaults, binds, [column[3] for column in columns], row, None, bool(
-            columns or compiled.returning or getattr(compiled, "effective_returning", None)
-        )]
-        self._by_dialect[dialect] = plan
+    def plan(self, dialect):
+        plan = self._by_dialect.get(dialect)
+        if plan is None:
+            plan = self._by_dialect[dialect] = _Plan(self.statement.compile(dialect=dialect), dialect)
         return plan
-
-    def _bound(self, dialect, params):
-        """(plan, SQL text, driver arguments) for these parameters."""
-        plan = self._by_dialect.get(dialect) or self._compiled(dialect)
-        sql, names, defaults, binds = plan[:4]
-        values = {**defaults, **params} if params else dict(defaults)
-        for name, processor in binds.items():
-            values[name] = processor(values[name])
-        return plan, sql, tuple(values[name] for name in names) if names is not None else values
-
-    @staticmethod
-    def _result_processors(plan, dialect, description):
-        types = plan[4]
-        processors = [
-            kind._cached_result_processor(dialect, column[1]) for kind, column in zip(types, description)
-        ] if len(types) == len(description) else []
-        plan[6] = tuple((index, convert) for index, convert in enumerate(processors) if convert is not None)
-        return plan[6]
 
     def run(self, params=None):
         """Run in the session's transaction: a ``Ran`` (rows, rowcount)."""
-        session = db.session()
-        connection = session.info.get(_CONNECTION) or session.connection()
-        if connection._has_events or connection.engine._has_events:
+        connection = _connection()
+        if _listened(connection):
             result = connection.execute(self.statement, params or {})
             rows = list(result) if result.returns_rows else None
             return Ran(rows, result.rowcount if rows is None else -1)
         dialect = connection.dialect
-        plan, sql, arguments = self._bound(dialect, params)
-        make_row, results, returns_rows = plan[5:]
-        fairy = connection.connection
-        cursor = fairy.cursor()
+        plan = self.plan(dialect)
+        arguments = plan.arguments(params)
+        cursor = connection.connection.cursor()
         try:
-            cursor.execute(sql, arguments)
-            # The description only once: psycopg makes it anew at each look.
-            rows = cursor.fetchall() if returns_rows else None
-            rowcount = cursor.rowcount
-            if rows is not None and results is None:
-                results = self._result_processors(plan, dialect, cursor.description)
+            cursor.execute(plan.sql, arguments)
+            rows = plan.rows(dialect, cursor) if plan.returns_rows else None
+            return Ran(rows, cursor.rowcount)
         except dialect.loaded_dbapi.Error as error:
-            raise _wrapped(error, connection, cursor, sql, arguments) from error
+            raise _wrapped(error, connection, cursor, plan.sql, arguments) from error
         finally:
             cursor.close()
-        if rows and results:
-            rows = [_converted(row, results) for row in rows]
-        if rows is not None and make_row is not None:
-            rows = [make_row(row) for row in rows]
-        return Ran(rows, rowcount)
+
+
+def _connection():
+    """The SQLAlchemy connection of the session's transaction."""
+    session = db.session()
+    return session.info.get(_CONNECTION) or session.connection()
+
+
+def _listened(connection):
+    """Something listens for cursor events (a profile, a test counting
+    statements): statements then take SQLAlchemy's path, to be seen."""
+    return connection._has_events or connection.engine._has_events
 
 
 _AT_COMMIT = "bozka_at_commit"
@@ -113,10 +129,6 @@ def at_commit(statement, params, key=None):
     """Run a statement with the commit (``commit_after``), before the ones
     given there. With a ``key``, its rows are kept for ``committed(key)``."""
     db.session.info.setdefault(_AT_COMMIT, []).append((statement, params, key))
-
-
-def has_commit_statements(session):
-    return bool(session.info.get(_AT_COMMIT))
 
 
 def committed(key):
@@ -144,13 +156,15 @@ def commit_after(statements):
     cursor events) the statements simply run and the session commits.
     """
     session = db.session()
-    first = session.info.pop(_AT_COMMIT, None) or []
+    statements = (session.info.pop(_AT_COMMIT, None) or []) + [(statement, params, None) for statement, params in statements]
     results = session.info[_COMMITTED] = {}
-    statements = first + [(statement, params, None) for statement, params in statements]
-    connection = session.info.get(_CONNECTION) or session.connection()
+    if not statements:
+        return
+    session.flush()  # everything else first
+    connection = _connection()
     fairy = connection.connection
     pipeline = getattr(fairy.driver_connection, "pipeline", None)
-    if pipeline is None or session.in_nested_transaction() or connection._has_events or connection.engine._has_events:
+    if pipeline is None or session.in_nested_transaction() or _listened(connection):
         for statement, params, key in statements:
             ran = statement.run(params)
             if key is not None:
@@ -161,7 +175,8 @@ def commit_after(statements):
     try:
         with pipeline():
             for statement, params, key in statements:
-                plan, sql, arguments = statement._bound(dialect, params)
+                plan = statement.plan(dialect)
+                sql, arguments = plan.sql, plan.arguments(params)
                 # A cursor of its own for rows to read after the round trip.
                 if key is not None or not cursors or cursors[-1][2] is not None:
                     cursors.append((fairy.cursor(), plan, key))
@@ -170,21 +185,12 @@ def commit_after(statements):
             fairy.driver_connection.commit()
         for cursor, plan, key in cursors:
             if key is not None:
-                results[key] = statement_rows(plan, dialect, cursor)
+                results[key] = plan.rows(dialect, cursor)
     except dialect.loaded_dbapi.Error as error:
         raise _wrapped(error, connection, cursors[-1][0] if cursors else None, sql, arguments) from error
     finally:
         for cursor, _plan, _key in cursors:
             cursor.close()
-
-
-def statement_rows(plan, dialect, cursor):
-    """A cursor's rows, converted as ``Prepared.run`` converts them."""
-    rows = cursor.fetchall()
-    results = plan[6] if plan[6] is not None else Prepared._result_processors(plan, dialect, cursor.description)
-    if rows and results:
-        rows = [_converted(row, results) for row in rows]
-    return [plan[5](row) for row in rows] if plan[5] is not None else rows
 
 
 def _wrapped(error, connection, cursor, sql, arguments):

@@ -40,7 +40,7 @@ from sqlalchemy.orm import Session, aliased
 from sqlalchemy.orm.attributes import set_committed_value
 
 from ..extensions import db
-from ..prepared import Prepared, at_commit, commit_after, has_commit_statements
+from ..prepared import Prepared, at_commit, commit_after
 from ..models import Campaign, Control, Item, Output, Participation, Sentence, Slot, Ticket, as_loaded
 from . import quality, rewards
 
@@ -513,9 +513,7 @@ def _write_counters(session):
         for campaign_id, (collected, over, slot) in sorted(campaigns.items())
         if collected or over or slot
     ]
-    if statements or has_commit_statements(session):
-        session.flush()  # everything else first
-        commit_after(statements)
+    commit_after(statements)
 
 
 @event.listens_for(Session, "after_soft_rollback")

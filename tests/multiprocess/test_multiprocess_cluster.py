@@ -68,8 +68,13 @@ def test_requests_from_one_address_are_spread_over_both_processes(cluster):
             status, payload = volunteer.answer(correct_choice(volunteer.item, rng))
             assert status == 200 and payload["status"] in ("accepted", "finished"), payload
             answered += 1
-        after = [len(JUDGMENT.findall(text_)) for text_ in cluster.logs(10**6).values()]
-        served = [b - a for a, b in zip(before, after)]  # nobody else judges meanwhile
+        deadline = time.monotonic() + 10
+        while True:  # a process writes its access log line after the response
+            after = [len(JUDGMENT.findall(text_)) for text_ in cluster.logs(10**6).values()]
+            served = [b - a for a, b in zip(before, after)]  # nobody else judges meanwhile
+            if sum(served) >= answered or time.monotonic() > deadline:
+                break
+            time.sleep(0.1)
         assert answered == 8 and sum(served) == answered and all(n > 0 for n in served), (answered, served)
         at, ranking = listener.wait_for(lambda p: count_of(p, "cai") == answered, timeout=10)
         assert ranking is not None and listener.error is None, listener.error
