@@ -14,7 +14,6 @@ from sqlalchemy.engine import Engine
 from . import config as config_module
 from .choices import CAMPAIGN_STATUSES, EXPORTS, ROLES, label
 from .extensions import babel, csrf, db, limiter, login_manager, migrate, socketio
-from .turns import TURN_TAKEN, Turns
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LANGUAGE_COOKIE = "bozka_lang"
@@ -132,8 +131,7 @@ class YieldAfterRequest:
         try:
             return self.wsgi_app(environ, start_response)
         finally:
-            if not environ.get(TURN_TAKEN):
-                gevent.idle()
+            gevent.idle()
 
 
 def create_app(overrides=None):
@@ -169,10 +167,8 @@ def create_app(overrides=None):
     limiter.init_app(app)
     from .volunteer.endpoint import JudgmentEndpoint
 
-    async_mode = app.config.get("SOCKETIO_ASYNC_MODE") or _async_mode()
     # The judging API's usual request skips Flask's pipeline (see the module).
-    turns = Turns() if async_mode == "gevent" and app.config["SQLALCHEMY_DATABASE_URI"].startswith("sqlite") else None
-    app.wsgi_app = JudgmentEndpoint(app, app.wsgi_app, turns)
+    app.wsgi_app = JudgmentEndpoint(app, app.wsgi_app)
     if int(os.environ.get("BOZKA_PROXIES", "0")):
         # Behind nginx: take the client's address from X-Forwarded-For.
         from werkzeug.middleware.proxy_fix import ProxyFix
@@ -188,6 +184,7 @@ def create_app(overrides=None):
     # Handlers first: SocketIO keeps them for every server init_app creates.
     from . import sockets  # noqa: F401
 
+    async_mode = app.config.get("SOCKETIO_ASYNC_MODE") or _async_mode()
     from .realtime import client_manager
 
     socketio.init_app(

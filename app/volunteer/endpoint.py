@@ -24,7 +24,6 @@ where Flask would, and never says no itself. The judgment itself is the
 same service call as the view's (``evaluation.answer``), so the rules live
 in one place.
 """
-import contextlib
 import hashlib
 import hmac
 import io
@@ -46,7 +45,6 @@ from werkzeug.sansio.utils import get_host
 from ..errors import SECURITY_HEADERS
 from ..extensions import db
 from ..models import utcnow
-from ..turns import TURN_TAKEN
 from ..services import evaluation
 from ..web import campaign_row, may_see, rng
 from ..services.importer import SLUG_RE
@@ -58,13 +56,10 @@ MAX_BODY = 4096
 class JudgmentEndpoint:
     """WSGI middleware around the Flask app's ``wsgi_app`` (see the module)."""
 
-    def __init__(self, app, wsgi_app, turns=None):
+    def __init__(self, app, wsgi_app):
         self.app = app
         self.wsgi_app = wsgi_app
         self._checks = None
-        # One SQLite worker under gevent: judgments are answered in the
-        # order they arrived (app/turns.py).
-        self.turns = turns
 
     def __call__(self, environ, start_response):
         path = environ.get("PATH_INFO", "")
@@ -74,19 +69,12 @@ class JudgmentEndpoint:
         ):
             slug = path[len(PREFIX):-len(SUFFIX)]
             if SLUG_RE.fullmatch(slug):
-                with self._turn(environ):
-                    answered = self._judgment(environ, slug)
+                answered = self._judgment(environ, slug)
                 if answered is not None:
                     status, headers, body = answered
                     start_response(status, headers)
                     return [body]
         return self.wsgi_app(environ, start_response)
-
-    def _turn(self, environ):
-        if self.turns is None:
-            return contextlib.nullcontext()
-        environ[TURN_TAKEN] = True
-        return self.turns.turn((environ.get("REMOTE_ADDR"), environ.get("REMOTE_PORT")))
 
     # -- checks, then the step ------------------------------------------------
 
