@@ -10,10 +10,12 @@ import logging
 import threading
 
 from flask import current_app
+from sqlalchemy import bindparam, select
 
 from .extensions import db, socketio
+from .models import Participation
 from .services import leaderboard
-from .services.rewards import ticket_numbers
+from .services.rewards import ticket_numbers_of
 
 log = logging.getLogger("bozka.realtime")
 
@@ -223,45 +225,82 @@ def broadcast(campaign_id):
 
 
 def personal_updates(campaign_id, ranking=None):
-    """Rank, neighbours and tickets, to this process's volunteers whose changed."""
+    """Rank, neighbours and tickets, to this process's volunteers whose changed.
+    Their counts and tickets are read in two queries, however many they are."""
     if ranking is None:
         leaderboard.invalidate(campaign_id)
         ranking = leaderboard.get(campaign_id)
     with _state_lock:
         members = dict(_connected.get(campaign_id, {}))
+    due = []
     for participation_id, (user_id, _sockets) in members.items():
-        _send_personal(ranking, campaign_id, participation_id, user_id)
+        previous = _previous_if_changed(ranking, campaign_id, participation_id)
+        if previous is not _UNCHANGED:
+            due.append((participation_id, user_id, previous))
+    payloads = _personal_payloads(ranking, [participation_id for participation_id, _uid, _previous in due])
+    for participation_id, user_id, previous in due:
+        _emit_personal(campaign_id, participation_id, payloads[participation_id], previous, user_room(user_id))
 
 
-def _personal(ranking, participation_id):
-    from .models import Participation
-
-    participation = db.session.get(Participation, participation_id)
-    if participation is None or participation.is_dismissed:
-        return {"rank": None, "count": 0, "around": [], "tickets": [], "dismissed": True}
-    return ranking.personal_payload(
-        participation_id, participation.items_answered, ticket_numbers(participation_id)
-    )
+_UNCHANGED = object()
 
 
-def _send_personal(ranking, campaign_id, participation_id, user_id, force=False, to=None):
+def _previous_if_changed(ranking, campaign_id, participation_id):
+    """The payload last sent to this volunteer (None if none, or if their own
+    data changed since), or ``_UNCHANGED`` when there is nothing to send: the
+    cheap test, their rank and neighbourhood as before and no judgment since."""
+    previous = _taken_due(campaign_id, participation_id)
+    if (
+        previous is not None
+        and previous.get("rank") == ranking.rank_of(participation_id)
+        and previous.get("around") == ranking.around(participation_id)
+    ):
+        return _UNCHANGED
+    return previous
+
+
+def _taken_due(campaign_id, participation_id):
+    """The payload last sent, or None when the volunteer's own data changed
+    since (their count or tickets: compare the whole payload)."""
     key = (campaign_id, participation_id)
-    rank = ranking.rank_of(participation_id)
     previous = _last_personal.get(key)
     with _state_lock:
         if key in _personal_due:
             _personal_due.discard(key)
-            previous = None  # their own data changed: compare the whole payload
-    # Cheap test first: rank and neighbourhood unchanged means nothing to send,
-    # unless this volunteer judged (their count or tickets changed).
-    around = ranking.around(participation_id)
-    if not force and previous is not None and previous.get("rank") == rank and previous.get("around") == around:
-        return
-    payload = _personal(ranking, participation_id)
+            previous = None
+    return previous
+
+
+_COUNTS_OF = select(Participation.id, Participation.items_answered, Participation.dismissed_at).where(
+    Participation.id.in_(bindparam("participation_ids", expanding=True))
+)
+
+
+def _personal_payloads(ranking, participation_ids):
+    """Each volunteer's personal payload (rank, count, neighbours, tickets)."""
+    if not participation_ids:
+        return {}
+    counts = {
+        participation_id: answered
+        for participation_id, answered, dismissed_at in db.session.execute(
+            _COUNTS_OF, {"participation_ids": participation_ids}
+        )
+        if dismissed_at is None
+    }
+    tickets = ticket_numbers_of(list(counts))
+    return {
+        participation_id: ranking.personal_payload(participation_id, counts[participation_id], tickets[participation_id])
+        if participation_id in counts
+        else {"rank": None, "count": 0, "around": [], "tickets": [], "dismissed": True}
+        for participation_id in participation_ids
+    }
+
+
+def _emit_personal(campaign_id, participation_id, payload, previous, to, force=False):
     if not force and payload == previous:
         return
-    _last_personal[key] = payload
-    socketio.emit("me", payload, to=to or user_room(user_id))
+    _last_personal[(campaign_id, participation_id)] = payload
+    socketio.emit("me", payload, to=to)
     stats["personal_emits"] += 1
 
 
@@ -278,7 +317,9 @@ def joined(campaign_id, participation_id, user_id, sid):
         members[participation_id] = (user_id, sockets + 1)
     ranking = leaderboard.get(campaign_id)
     socketio.emit("ranking", ranking.public_payload(), to=sid)
-    _send_personal(ranking, campaign_id, participation_id, user_id, force=True, to=sid)
+    previous = _taken_due(campaign_id, participation_id)
+    payload = _personal_payloads(ranking, [participation_id])[participation_id]
+    _emit_personal(campaign_id, participation_id, payload, previous, sid, force=True)
 
 
 def left(campaign_id, participation_id):

@@ -92,6 +92,39 @@ def test_personal_data_goes_only_to_the_volunteers_own_room(app, make_campaign):
     assert all(me.get("count") != 10 for me in _events(bob_socket, "me"))
 
 
+def test_personal_updates_read_every_volunteers_data_in_two_queries(app, make_campaign):
+    from sqlalchemy import event
+
+    make_campaign(sentences=60)
+    clients = [_login_client(app, n=n) for n in range(1, 6)]
+    sockets = [_socket(app, client) for client in clients]
+    for n, client in enumerate(clients):
+        _judge(client, [10, 3, 12, 1, 20][n])
+    for sio in sockets:
+        sio.get_received()
+    campaign_id = db.session.scalar(select(Participation.campaign_id))
+    leaderboard.invalidate(campaign_id)
+    ranking = leaderboard.get(campaign_id)
+    statements = []
+    engine = db.engine
+    count = lambda *args: statements.append(args[2])  # noqa: E731
+    event.listen(engine, "before_cursor_execute", count)
+    try:
+        realtime.personal_updates(campaign_id, ranking)
+    finally:
+        event.remove(engine, "before_cursor_execute", count)
+    assert len(statements) == 2  # the counts, the tickets: not two per volunteer
+    for sio, answered, tickets in zip(sockets, [10, 3, 12, 1, 20], [[1], [], [2], [], [3, 4]]):
+        mine = _events(sio, "me")[-1]
+        assert (mine["count"], mine["tickets"]) == (answered, tickets)
+        assert mine["rank"] == ranking.rank_of(mine_id(sio, ranking, answered))
+
+
+def mine_id(sio, ranking, answered):
+    """The participation id ranked with this count (counts are distinct here)."""
+    return next(entry.participation_id for entry in ranking.entries if entry.count == answered)
+
+
 def _ranked(app, counts, hidden=()):
     """Participants with the given counts; earlier index reached its count earlier."""
     from app.services import accounts
