@@ -92,7 +92,7 @@ def test_personal_data_goes_only_to_the_volunteers_own_room(app, make_campaign):
     assert all(me.get("count") != 10 for me in _events(bob_socket, "me"))
 
 
-def test_personal_updates_read_every_volunteers_data_in_two_queries(app, make_campaign):
+def test_personal_updates_read_every_volunteers_data_in_two_queries(app, make_campaign, monkeypatch):
     from sqlalchemy import event
 
     make_campaign(sentences=60)
@@ -118,6 +118,11 @@ def test_personal_updates_read_every_volunteers_data_in_two_queries(app, make_ca
         mine = _events(sio, "me")[-1]
         assert (mine["count"], mine["tickets"]) == (answered, tickets)
         assert mine["rank"] == ranking.rank_of(mine_id(sio, ranking, answered))
+    # Many volunteers: a bounded number of parameters per query, same payloads.
+    ids = sorted(db.session.scalars(select(Participation.id)))
+    whole = realtime._personal_payloads(ranking, ids)
+    monkeypatch.setattr(realtime, "IN_CHUNK", 2)
+    assert realtime._personal_payloads(ranking, ids) == whole
 
 
 def mine_id(sio, ranking, answered):
