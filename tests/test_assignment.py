@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from sqlalchemy import func, select
 
 from app.extensions import db
-from app.models import Campaign, Control, Item, Participation, Sentence, Slot, Ticket, utcnow
+from app.models import Control, Item, Participation, Sentence, Slot, Ticket, utcnow
 from app.services import accounts, assignment, evaluation, quality
 from app.services.importer import create_campaign, read_campaign
 from databases import fresh_schema
@@ -77,7 +77,7 @@ def test_order_shown_is_random_and_stored(app, make_campaign):
         p = _volunteer(campaign, n)
         db.session.commit()
         for _ in range(12):
-            step = _step(campaign, p, _good_answer, now, rng)
+            _step(campaign, p, _good_answer, now, rng)
     for item in db.session.scalars(select(Item).where(Item.slot_id.is_not(None))):
         slot = item.slot
         assert {item.left_system_id, item.right_system_id} == {slot.system_a_id, slot.system_b_id}

@@ -12,7 +12,7 @@ from sqlalchemy import func, select
 
 from app import realtime
 from app.extensions import db, socketio
-from app.models import Campaign, Control, Item, Participation, Ticket, User, utcnow
+from app.models import Item, Participation, User, utcnow
 from app.services import accounts, dashboard, evaluation, export, raffle
 from app.services.raffle_rules import draw_winners, sha256_hex
 from helpers import csrf_token, register
@@ -331,7 +331,7 @@ def test_raffle_cli(app, make_campaign):
 
 def test_export_row_counts_columns_and_round_trip(app, tmp_path, make_campaign):
     campaign = make_campaign(sentences=20)
-    people = _simulate(campaign, volunteers=5, items=15)
+    _simulate(campaign, volunteers=5, items=15)
     answered = db.session.scalar(select(func.count()).where(Item.answered_at.is_not(None)))
     controls = db.session.scalar(select(func.count()).where(Item.answered_at.is_not(None), Item.control_id.is_not(None)))
     runner = app.test_cli_runner()

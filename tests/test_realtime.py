@@ -3,7 +3,6 @@ import re
 import time
 from datetime import datetime, timedelta
 
-import pytest
 from sqlalchemy import select
 
 from app import realtime

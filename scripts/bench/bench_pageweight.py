@@ -270,7 +270,7 @@ def main(argv=None):
     first_total = total_http + frames
     print(f"  {first_total:>8,} B  total ({first_total / 1000:.1f} KB; target < {FIRST_LOAD_TARGET // 1000} KB)"
           f" {'OK' if first_total < FIRST_LOAD_TARGET else 'OVER'}")
-    print(f"  for comparison, gzip -6 of the static files: " +
+    print("  for comparison, gzip -6 of the static files: " +
           ", ".join(f"{os.path.basename(p)} {s:,} B" for p, s in gz.items()))
     print()
     print(f"Next item ({len(per_item)} answers, one POST /api/judgment each: answer up, next item down)")

@@ -6,7 +6,6 @@ speaking the Engine.IO v4 / Socket.IO v5 text protocol over a WebSocket
 import http.client
 import json
 import re
-import socket
 import threading
 import time
 from urllib.parse import urlsplit

@@ -14,7 +14,7 @@ from app.models import Campaign
 from app.services import accounts
 from app.services.importer import MAX_LINE_CHARS, CampaignFormatError, create_campaign, read_campaign
 from helpers import csrf_token, register, write_campaign
-from security_helpers import STRONG, db_snapshot, login, make_staff
+from security_helpers import db_snapshot, login, make_staff
 
 FUZZ = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                          HealthCheck.too_slow])

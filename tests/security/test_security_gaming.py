@@ -3,11 +3,10 @@ punished), a daily cap, the suspicious-pattern report, the honeypot."""
 import re
 from datetime import datetime, timedelta
 
-import pytest
 from sqlalchemy import select
 
 from app.extensions import db
-from app.models import Campaign, Item, Participation, User
+from app.models import Item, Participation, User
 from app.services import accounts, evaluation, quality, suspicious
 from app.services.security import address_hash
 from helpers import register

@@ -14,7 +14,7 @@ from sqlalchemy import select
 
 from app.extensions import db, socketio
 from app.models import Control, Participation, User
-from app.services import accounts, evaluation
+from app.services import accounts
 from app.services.importer import create_campaign, read_campaign
 from helpers import csrf_token, register
 from security_helpers import PAYLOADS, STRONG, assert_inert, login, make_staff
