@@ -115,6 +115,11 @@ def _connection():
     return session.info.get(_CONNECTION) or session.connection()
 
 
+def dialect_name():
+    """The session's database: "sqlite" or "postgresql"."""
+    return db.session.get_bind().dialect.name
+
+
 def _listened(connection):
     """Something listens for cursor events (a profile, a test counting
     statements): statements then take SQLAlchemy's path, to be seen."""

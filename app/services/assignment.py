@@ -40,7 +40,7 @@ from sqlalchemy.orm import Session, aliased
 from sqlalchemy.orm.attributes import set_committed_value
 
 from ..extensions import db
-from ..prepared import Prepared, at_commit, commit_after
+from ..prepared import Prepared, at_commit, commit_after, dialect_name
 from ..models import Campaign, Control, Item, Output, Participation, Sentence, Slot, Ticket, as_loaded
 from . import quality, rewards
 
@@ -119,7 +119,7 @@ def _read(statement, params):
 
 
 def _is_sqlite():
-    return db.session.get_bind().dialect.name == "sqlite"
+    return dialect_name() == "sqlite"
 
 
 _COUNTS = "bozka_campaign_counts"
@@ -184,8 +184,20 @@ def current_item(participation_id):
     return as_loaded(Item, dict(zip(_ITEM_COLUMNS, row))) if row is not None else None
 
 
-def _bump_sentence(sentence_id, pending_delta, collected_delta=0):
-    _read(_BUMP_SENTENCE, {"sentence_id": sentence_id, "pending_delta": pending_delta, "collected_delta": collected_delta})
+def _run_or_defer(statement, params, deferred):
+    """Run a counter statement now, or with the commit (``prepared.at_commit``)."""
+    if deferred:
+        at_commit(statement, params)
+    else:
+        _read(statement, params)
+
+
+def _bump_sentence(sentence_id, pending_delta, collected_delta=0, deferred=False):
+    _run_or_defer(
+        _BUMP_SENTENCE,
+        {"sentence_id": sentence_id, "pending_delta": pending_delta, "collected_delta": collected_delta},
+        deferred,
+    )
 
 
 def lock_sentence(sentence_id, skip_locked=False):
@@ -199,10 +211,13 @@ def lock_sentence(sentence_id, skip_locked=False):
     return db.session.execute(query, {"sentence_id": sentence_id}).first() is not None
 
 
-def _change_holds(slot_id, sentence_id, pending_delta, collected_delta=0):
-    """Move a slot's and its sentence's counters together (sentence first)."""
-    _bump_sentence(sentence_id, pending_delta, collected_delta)
-    _read(_BUMP_SLOT, {"slot_id": slot_id, "pending_delta": pending_delta, "collected_delta": collected_delta})
+def _change_holds(slot_id, sentence_id, pending_delta, collected_delta=0, deferred=False):
+    """Move a slot's and its sentence's counters together (sentence first),
+    now or, ``deferred``, with the commit."""
+    _bump_sentence(sentence_id, pending_delta, collected_delta, deferred)
+    _run_or_defer(
+        _BUMP_SLOT, {"slot_id": slot_id, "pending_delta": pending_delta, "collected_delta": collected_delta}, deferred
+    )
 
 
 def release_hold(item):
@@ -399,7 +414,7 @@ def _serve_test(campaign, participation, rng):
             ).first()
             if taken is not None:
                 # Locked above; with the commit, a round trip fewer while it is held.
-                at_commit(_BUMP_SENTENCE, {"sentence_id": sentence_id, "pending_delta": 1, "collected_delta": 0})
+                _bump_sentence(sentence_id, 1, deferred=True)
                 source, text_a, text_b = taken
                 pair = [(slot.system_a_id, text_a), (slot.system_b_id, text_b)]
                 rng.shuffle(pair)
@@ -598,9 +613,7 @@ def submit(campaign, participation, token, choice, now):
         # only while the server runs the transaction's last round trip. The
         # campaign counts an over-collected judgment if the slot now has
         # more than its target (it was complete before this answer).
-        pending = 0 if item.holding else 1
-        at_commit(_BUMP_SENTENCE, {"sentence_id": item.sentence_id, "pending_delta": pending, "collected_delta": 1})
-        at_commit(_BUMP_SLOT, {"slot_id": item.slot_id, "pending_delta": pending, "collected_delta": 1})
+        _change_holds(item.slot_id, item.sentence_id, 0 if item.holding else 1, 1, deferred=True)
         count_for_campaign(campaign.id, collected=1, over_slot=item.slot_id)
     # The row now holds exactly these values (the update above matched it).
     for key, value in answer.items():

@@ -11,6 +11,7 @@ from sqlalchemy.orm import aliased
 
 from ..extensions import db
 from ..models import Control, Output, Sentence
+from ..prepared import dialect_name
 from . import assignment, rewards
 
 _UNKNOWN = object()
@@ -146,7 +147,7 @@ def answer(campaign, participation_id, token, choice, now, rng, present=None):
     no other sentence (the one just answered), so volunteers never wait for
     each other in a circle (see assignment.AllHeld). ``participation_id``
     may be a ``Volunteer`` (a user id)."""
-    if db.session.get_bind().dialect.name == "sqlite":
+    if dialect_name() == "sqlite":
         return _answer_and_next(campaign, participation_id, token, choice, now, rng, present)
     recorded = _record(campaign, participation_id, token, choice, now)
     if recorded is None:

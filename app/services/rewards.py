@@ -2,7 +2,7 @@
 from sqlalchemy import bindparam, insert, select, update
 
 from ..extensions import db
-from ..prepared import Prepared, at_commit, committed
+from ..prepared import Prepared, at_commit, committed, dialect_name
 from ..models import Campaign, Ticket
 
 
@@ -16,7 +16,7 @@ def award_ticket(campaign_id, participation_id, position, now):
     (``ticket_made_at_commit`` tells its number afterwards), so the
     campaign's row, which every ticket changes, is locked only while the
     server runs the transaction's last round trip (``prepared.commit_after``)."""
-    if db.session.get_bind().dialect.name == "postgresql":
+    if dialect_name() == "postgresql":
         at_commit(_TICKET_AT_COMMIT, {"campaign_id": campaign_id, "participation_id": participation_id,
                                       "position": position, "now": now}, key=_TICKET)
         return None
@@ -69,16 +69,9 @@ def ticket_made_at_commit():
     return rows[0][0] if rows else None
 
 
-_TICKET_NUMBERS = (
-    select(Ticket.number)
-    .where(Ticket.participation_id == bindparam("participation_id"), Ticket.voided_at.is_(None))
-    .order_by(Ticket.number)
-)  # built once: every answer's response lists the volunteer's tickets
-
-
 def ticket_numbers(participation_id):
     """The volunteer's valid ticket numbers, in the order won."""
-    return list(db.session.scalars(_TICKET_NUMBERS, {"participation_id": participation_id}))
+    return ticket_numbers_of([participation_id])[participation_id]
 
 
 _TICKETS_OF = (
@@ -89,7 +82,7 @@ _TICKETS_OF = (
 
 
 def ticket_numbers_of(participation_ids):
-    """Each volunteer's valid ticket numbers (as ``ticket_numbers``), in one query."""
+    """Each volunteer's valid ticket numbers, in the order won, in one query."""
     numbers = {participation_id: [] for participation_id in participation_ids}
     if numbers:
         for participation_id, number in db.session.execute(_TICKETS_OF, {"participation_ids": list(numbers)}):
