@@ -21,8 +21,13 @@ volunteers' HTTP requests come from one address (nginx spreads those over
 the processes whatever their address). Their Socket.IO connections come
 from many loopback addresses (127.0.X.1), as volunteers on their own
 networks would, so nginx's ``ip_hash`` spreads them over the processes too.
+
+``--cpus 0`` runs everything on the CPUs given (this script, the servers,
+nginx, the clients, and the running PostgreSQL and Redis, which get their
+CPUs back at the end): how each setup scales with the cores it has.
 """
 import argparse
+import contextlib
 import json
 import os
 import subprocess
@@ -152,6 +157,44 @@ def server_errors(cluster, most=5):
     return "\n".join(found) or "no traceback in the server logs"
 
 
+SERVICES = ("postgres", "redis-server")
+
+
+def _threads_of(names):
+    """Thread ids of the running processes with these command names."""
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/comm") as comm:
+                if comm.read().strip() not in names:
+                    continue
+            yield from (int(tid) for tid in os.listdir(f"/proc/{pid}/task"))
+        except OSError:
+            continue  # ended meanwhile
+
+
+@contextlib.contextmanager
+def pinned(cpus):
+    """This process (and so everything it starts) and the running PostgreSQL
+    and Redis on ``cpus``; their own CPUs back afterwards. None: no change."""
+    if not cpus:
+        yield
+        return
+    before = {}
+    for tid in _threads_of(SERVICES):
+        with contextlib.suppress(OSError):
+            before[tid] = os.sched_getaffinity(tid)
+            os.sched_setaffinity(tid, cpus)
+    own = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, cpus)
+    try:
+        yield
+    finally:
+        os.sched_setaffinity(0, own)
+        for tid, mask in before.items():
+            with contextlib.suppress(OSError):
+                os.sched_setaffinity(tid, mask)
+
+
 def run_setup(name, args, database_url=None, redis_url=None, processes=1, nginx=False):
     workdir = tempfile.mkdtemp(prefix=f"bozka-load-{name}-")
     cluster = Cluster(
@@ -184,7 +227,14 @@ def main(argv=None):
     parser.add_argument("--only", choices=["sqlite", "postgresql"])
     parser.add_argument("--database-url", default=os.environ.get("BOZKA_TEST_DATABASE_URL"))
     parser.add_argument("--redis-url", default=os.environ.get("BOZKA_TEST_REDIS_URL"))
+    parser.add_argument("--cpus", type=int, nargs="+", help="run everything on these CPUs (numbers from 0)")
     args = parser.parse_args(argv)
+    with pinned(args.cpus):
+        rows = run_all(parser, args)
+    report(rows)
+
+
+def run_all(parser, args):
     rows = []
     if args.only != "postgresql":
         rows += run_setup("sqlite-1-process", args)
@@ -197,6 +247,10 @@ def main(argv=None):
         os.environ["BOZKA_TEST_DATABASE_URL"] = args.database_url
         with scratch_database(tempfile.gettempdir(), "bozka_load") as url:  # created next to it, dropped after
             rows += run_setup("postgresql-2-processes-nginx", args, url, args.redis_url, 2, True)
+    return rows
+
+
+def report(rows):
     print(f"{'setup':30} {'vol':>4} {'judg/s':>7} {'p50 ms':>7} {'p95 ms':>7} {'p99 ms':>7} "
           f"{'errors':>6} {'ack':>6} {'stored':>6} {'rank s':>6} {'cpu %':>6}")
     for row in rows:
