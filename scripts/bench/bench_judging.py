@@ -295,7 +295,7 @@ def http_benchmark(args, workdir):
 
     ceiling_db = os.path.join(workdir, "ceiling.sqlite3")
     ceiling_prepare(ceiling_db, args.sentences)
-    ceiling_env = dict(env, BENCH_CEILING_DB=ceiling_db)
+    ceiling_env = dict(env, BENCH_CEILING_DB=ceiling_db, BENCH_CEILING_STACK=args.ceiling)
 
     # Volunteers register through the real pages, on a setup server with
     # the rate limits off (all of them come from one address); the server
@@ -416,7 +416,8 @@ def report(args, http, nxt, started, busy_before):
         out("| server | volunteers | judgments/s | p50 ms | p95 ms | p99 ms | max ms | server CPU | "
             "server CPU ms/judgment | client CPU | machine busy |")
         out("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-        for name, label in (("bozka", "Bozka"), ("ceiling", "ceiling (1 insert + 1 indexed select)")):
+        ceiling = f"ceiling (1 insert + 1 indexed select; {args.ceiling})"
+        for name, label in (("bozka", "Bozka"), ("ceiling", ceiling)):
             for level, r in http[name].items():
                 per_judgment = (
                     10 * r["server_cpu_percent"] / r["per_second"]
@@ -535,6 +536,14 @@ def main(argv=None):
         "--fair-yield",
         action="store_true",
         help="serve Bozka through bench_judging_fairwsgi (gevent.idle() after each request): a proposed fix",
+    )
+    parser.add_argument(
+        "--ceiling",
+        choices=("sqlite3", "flask-sqlalchemy", "flask-sqlalchemy-orm"),
+        default="sqlite3",
+        help="how the ceiling app reaches SQLite: the sqlite3 module on one connection (default, the least "
+             "there is), the same SQL through Flask-SQLAlchemy's session, or mapped objects through it "
+             "(bench_judging_ceiling.py)",
     )
     parser.add_argument("--skip-http", action="store_true")
     parser.add_argument("--skip-next-item", action="store_true")

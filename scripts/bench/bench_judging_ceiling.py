@@ -10,6 +10,15 @@ with Flask + SQLite, so Bozka's figure is read against it.
 
 ``prepare(path, sentences)`` creates the database; the benchmark calls it
 before starting the server.
+
+How the endpoint reaches SQLite, by ``BENCH_CEILING_STACK``:
+- ``sqlite3`` (default): straight to the ``sqlite3`` module on one
+  connection, the least there is;
+- ``flask-sqlalchemy``: the same SQL as ``text()`` statements through
+  Flask-SQLAlchemy's session (a pooled connection per request, its commit);
+- ``flask-sqlalchemy-orm``: the way a Flask app on this project's stack is
+  usually written: the row added as a mapped object, the next item read as
+  one with ``select()``, then the session's commit.
 """
 import os
 import sqlite3
@@ -70,6 +79,7 @@ def answered(path):
 
 app = Flask(__name__)
 _connection = None
+STACK = os.environ.get("BENCH_CEILING_STACK", "sqlite3")
 
 
 def connection():
@@ -94,10 +104,84 @@ def _item_payload(row, answered_count, status):
     return {"status": status, "answered": answered_count, "tickets": [], "new_ticket": None, "item": item}
 
 
+if STACK in ("flask-sqlalchemy", "flask-sqlalchemy-orm"):
+    from flask_sqlalchemy import SQLAlchemy
+    from sqlalchemy import event, select, text
+
+    app.config["SQLALCHEMY_DATABASE_URI"] = "sqlite:///" + os.environ.get("BENCH_CEILING_DB", "")
+    db = SQLAlchemy(app)
+
+    with app.app_context():
+        @event.listens_for(db.engine, "connect")
+        def _pragmas(dbapi_connection, _record):
+            for pragma in ("journal_mode=WAL", "synchronous=NORMAL", "busy_timeout=30000"):
+                dbapi_connection.execute(f"PRAGMA {pragma}")
+
+    _INSERT = text("INSERT INTO judgments (volunteer, sentence_id, choice) VALUES (:volunteer, :sentence, :choice)")
+    _NEXT = text(NEXT_ITEM.replace("?", ":after"))
+
+    if STACK == "flask-sqlalchemy-orm":
+        class Sentence(db.Model):
+            __tablename__ = "sentences"
+            id = db.Column(db.Integer, primary_key=True)
+            is_open = db.Column(db.Boolean, nullable=False, default=True)
+            source = db.Column(db.Text, nullable=False)
+            left_text = db.Column(db.Text, nullable=False)
+            right_text = db.Column(db.Text, nullable=False)
+
+        class Judgment(db.Model):
+            __tablename__ = "judgments"
+            id = db.Column(db.Integer, primary_key=True)
+            volunteer = db.Column(db.Text, nullable=False)
+            sentence_id = db.Column(db.Integer, nullable=False)
+            choice = db.Column(db.Text, nullable=False)
+
+        def _next_row(after):
+            sentence = db.session.scalars(
+                select(Sentence).where(Sentence.is_open.is_(True), Sentence.id > after)
+                .order_by(Sentence.is_open, Sentence.id).limit(1)
+            ).first()
+            return None if sentence is None else (sentence.id, sentence.source, sentence.left_text, sentence.right_text)
+    else:
+        def _next_row(after):
+            return db.session.execute(_NEXT, {"after": after}).first()
+
+    def _judge(volunteer, sentence_id, choice):
+        if STACK == "flask-sqlalchemy-orm":
+            db.session.add(Judgment(volunteer=volunteer, sentence_id=sentence_id, choice=choice))
+            db.session.flush()
+        else:
+            db.session.execute(_INSERT, {"volunteer": volunteer, "sentence": sentence_id, "choice": choice})
+        row = _next_row(sentence_id) or _next_row(0)  # wrap around at the end
+        db.session.commit()
+        return row
+elif STACK == "sqlite3":
+    def _next_row(after):
+        return connection().execute(NEXT_ITEM, (after,)).fetchone()
+
+    def _judge(volunteer, sentence_id, choice):
+        db = connection()
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            db.execute(
+                "INSERT INTO judgments (volunteer, sentence_id, choice) VALUES (?, ?, ?)",
+                (volunteer, sentence_id, choice),
+            )
+            row = db.execute(NEXT_ITEM, (sentence_id,)).fetchone()
+            if row is None:  # wrap around at the end: a volunteer never runs out
+                row = db.execute(NEXT_ITEM, (0,)).fetchone()
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        return row
+else:
+    raise RuntimeError(f"BENCH_CEILING_STACK: sqlite3, flask-sqlalchemy or flask-sqlalchemy-orm, not {STACK!r}")
+
+
 @app.get("/c/<slug>/api/item")
 def api_item(slug):
-    row = connection().execute(NEXT_ITEM, (0,)).fetchone()
-    return jsonify(_item_payload(row, 0, "ok"))
+    return jsonify(_item_payload(_next_row(0), 0, "ok"))
 
 
 @app.post("/c/<slug>/api/judgment")
@@ -110,18 +194,4 @@ def api_judgment(slug):
     except ValueError:
         return jsonify({"status": "error"}), 400
     volunteer = request.headers.get("X-Bench-Volunteer", "anonymous")
-    db = connection()
-    db.execute("BEGIN IMMEDIATE")
-    try:
-        db.execute(
-            "INSERT INTO judgments (volunteer, sentence_id, choice) VALUES (?, ?, ?)",
-            (volunteer, sentence_id, data["choice"]),
-        )
-        row = db.execute(NEXT_ITEM, (sentence_id,)).fetchone()
-        if row is None:  # wrap around at the end: a volunteer never runs out
-            row = db.execute(NEXT_ITEM, (0,)).fetchone()
-        db.execute("COMMIT")
-    except BaseException:
-        db.execute("ROLLBACK")
-        raise
-    return jsonify(_item_payload(row, 0, "accepted"))
+    return jsonify(_item_payload(_judge(volunteer, sentence_id, data["choice"]), 0, "accepted"))
