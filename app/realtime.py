@@ -295,8 +295,10 @@ def _personal_payloads(ranking, participation_ids):
     }
 
 
-def _emit_personal(campaign_id, participation_id, payload, previous, to, force=False):
-    if not force and payload == previous:
+def _emit_personal(campaign_id, participation_id, payload, previous, to):
+    """Send the payload unless it is the one last sent (``previous``; None
+    sends it whatever it is)."""
+    if payload == previous:
         return
     _last_personal[(campaign_id, participation_id)] = payload
     socketio.emit("me", payload, to=to)
@@ -316,9 +318,9 @@ def joined(campaign_id, participation_id, user_id, sid):
         members[participation_id] = (user_id, sockets + 1)
     ranking = leaderboard.get(campaign_id)
     socketio.emit("ranking", ranking.public_payload(), to=sid)
-    previous = _taken_due(campaign_id, participation_id)
+    _taken_due(campaign_id, participation_id)  # this payload covers a change waiting to be sent
     payload = _personal_payloads(ranking, [participation_id])[participation_id]
-    _emit_personal(campaign_id, participation_id, payload, previous, sid, force=True)
+    _emit_personal(campaign_id, participation_id, payload, None, sid)  # the new socket always gets one
 
 
 def left(campaign_id, participation_id):

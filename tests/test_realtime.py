@@ -116,7 +116,7 @@ def test_personal_updates_read_every_volunteers_data_in_two_queries(app, make_ca
     for sio, answered, tickets in zip(sockets, [10, 3, 12, 1, 20], [[1], [], [2], [], [3, 4]]):
         mine = _events(sio, "me")[-1]
         assert (mine["count"], mine["tickets"]) == (answered, tickets)
-        assert mine["rank"] == ranking.rank_of(mine_id(sio, ranking, answered))
+        assert mine["rank"] == ranking.rank_of(mine_id(ranking, answered))
     # Many volunteers: a bounded number of parameters per query, same payloads.
     ids = sorted(db.session.scalars(select(Participation.id)))
     whole = realtime._personal_payloads(ranking, ids)
@@ -124,7 +124,7 @@ def test_personal_updates_read_every_volunteers_data_in_two_queries(app, make_ca
     assert realtime._personal_payloads(ranking, ids) == whole
 
 
-def mine_id(sio, ranking, answered):
+def mine_id(ranking, answered):
     """The participation id ranked with this count (counts are distinct here)."""
     return next(entry.participation_id for entry in ranking.entries if entry.count == answered)
 

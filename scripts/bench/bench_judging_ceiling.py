@@ -117,9 +117,6 @@ if STACK in ("flask-sqlalchemy", "flask-sqlalchemy-orm"):
             for pragma in ("journal_mode=WAL", "synchronous=NORMAL", "busy_timeout=30000"):
                 dbapi_connection.execute(f"PRAGMA {pragma}")
 
-    _INSERT = text("INSERT INTO judgments (volunteer, sentence_id, choice) VALUES (:volunteer, :sentence, :choice)")
-    _NEXT = text(NEXT_ITEM.replace("?", ":after"))
-
     if STACK == "flask-sqlalchemy-orm":
         class Sentence(db.Model):
             __tablename__ = "sentences"
@@ -142,16 +139,22 @@ if STACK in ("flask-sqlalchemy", "flask-sqlalchemy-orm"):
                 .order_by(Sentence.is_open, Sentence.id).limit(1)
             ).first()
             return None if sentence is None else (sentence.id, sentence.source, sentence.left_text, sentence.right_text)
+
+        def _save(volunteer, sentence_id, choice):
+            # Flushed by the next select (the session's autoflush).
+            db.session.add(Judgment(volunteer=volunteer, sentence_id=sentence_id, choice=choice))
     else:
+        _INSERT = text("INSERT INTO judgments (volunteer, sentence_id, choice) VALUES (:volunteer, :sentence, :choice)")
+        _NEXT = text(NEXT_ITEM.replace("?", ":after"))
+
         def _next_row(after):
             return db.session.execute(_NEXT, {"after": after}).first()
 
-    def _judge(volunteer, sentence_id, choice):
-        if STACK == "flask-sqlalchemy-orm":
-            db.session.add(Judgment(volunteer=volunteer, sentence_id=sentence_id, choice=choice))
-            db.session.flush()
-        else:
+        def _save(volunteer, sentence_id, choice):
             db.session.execute(_INSERT, {"volunteer": volunteer, "sentence": sentence_id, "choice": choice})
+
+    def _judge(volunteer, sentence_id, choice):
+        _save(volunteer, sentence_id, choice)
         row = _next_row(sentence_id) or _next_row(0)  # wrap around at the end
         db.session.commit()
         return row
