@@ -236,6 +236,9 @@ def create_app(overrides=None):
 
     app.jinja_env.filters["dir_of"] = text_direction
     app.jinja_env.globals["language_name"] = language_name
+    from .volunteer.texts import tickets_summary
+
+    app.jinja_env.globals["tickets_summary"] = tickets_summary
     app.jinja_env.globals["status_label"] = partial(label, CAMPAIGN_STATUSES)
     app.jinja_env.globals["role_label"] = partial(label, ROLES)
     app.jinja_env.globals["export_label"] = partial(label, EXPORTS)

@@ -33,7 +33,7 @@ from functools import lru_cache
 from types import SimpleNamespace
 
 from babel import Locale
-from flask import current_app, g
+from flask import g
 from flask_wtf.csrf import same_origin
 from itsdangerous import BadData, URLSafeTimedSerializer
 from sqlalchemy.exc import OperationalError
@@ -48,6 +48,7 @@ from ..models import utcnow
 from ..services import evaluation
 from ..web import campaign_row, may_see, rng
 from ..services.importer import SLUG_RE
+from .texts import tickets_summary
 
 PREFIX, SUFFIX = "/c/", "/api/judgment"
 MAX_BODY = 4096
@@ -148,9 +149,7 @@ def summary_payload(campaign, step):
 def summary_html(campaign, answered, tickets):
     """The volunteer's count and tickets as the page shows them, in the
     current language (no request needed)."""
-    return current_app.jinja_env.get_template("volunteer/_tickets.html").render(
-        campaign=campaign, answered=answered, tickets=tickets
-    )
+    return str(tickets_summary(answered, tickets, campaign.raffle_every))
 
 
 def _read_body(environ):
