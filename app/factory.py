@@ -112,14 +112,21 @@ def _async_mode():
     return "threading"
 
 
-class YieldAfterRequest:
-    """WSGI middleware for gevent workers: after each request, let the hub
-    serve every other connection that is ready before this one goes on.
+class YieldBeforeRequest:
+    """WSGI middleware for gevent workers: before serving a request, let the
+    hub first serve the requests that were already waiting, and send each
+    answer as soon as it is ready.
 
-    Without it a keep-alive connection whose next request has already
+    Without a yield, a keep-alive connection whose next request has already
     arrived is read and served again at once, so with many volunteers a
     few are answered in milliseconds while others wait a second (measured:
-    p50 3 ms, p95 880 ms at 32 volunteers). With it they take turns.
+    p50 3 ms, p95 880 ms at 32 volunteers). ``gevent.sleep(0)`` puts the
+    request behind everything the event loop has already woken, and it runs
+    at the start of the loop's next pass, with the others that arrived in
+    the same poll: every volunteer waits about one round. (Yielding after
+    the request instead, until the loop is idle, held each answer until
+    the whole round was served: p95 96-101 ms against 87-88 ms this way,
+    same throughput; docs/benchmarks.md, seventh round.)
     """
 
     def __init__(self, wsgi_app):
@@ -128,10 +135,8 @@ class YieldAfterRequest:
     def __call__(self, environ, start_response):
         import gevent
 
-        try:
-            return self.wsgi_app(environ, start_response)
-        finally:
-            gevent.idle()
+        gevent.sleep(0)
+        return self.wsgi_app(environ, start_response)
 
 
 def create_app(overrides=None):
@@ -195,7 +200,7 @@ def create_app(overrides=None):
         max_http_buffer_size=16 * 1024,
     )
     if async_mode == "gevent":
-        app.wsgi_app = YieldAfterRequest(app.wsgi_app)
+        app.wsgi_app = YieldBeforeRequest(app.wsgi_app)
     from . import wal
 
     wal.init_app(app, db, socketio)  # SQLite: log checkpoints in the background

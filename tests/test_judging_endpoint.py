@@ -221,3 +221,27 @@ def test_a_checked_signature_is_kept_only_until_its_age_limit(monkeypatch):
     monkeypatch.setattr(endpoint.time, "time", lambda: later)
     assert verified.loads(serializer, signed, 60) is None  # known, but too old now
     assert verified.loads(serializer, signed, None) == "value"  # no limit
+
+
+def test_under_gevent_a_ready_request_waits_for_those_already_waiting():
+    """A connection whose next request is already there (a keep-alive
+    socket read without blocking) is not served twice in a row while
+    another connection waits: each request first lets the waiting ones run."""
+    import gevent
+
+    from app.factory import YieldBeforeRequest
+
+    served = []
+
+    def inner(environ, start_response):
+        served.append(environ["who"])
+        return [b""]
+
+    app = YieldBeforeRequest(inner)
+
+    def connection(who, requests):
+        for _ in range(requests):
+            app({"who": who}, None)
+
+    gevent.joinall([gevent.spawn(connection, "busy", 3), gevent.spawn(connection, "other", 1)])
+    assert served == ["busy", "other", "busy", "busy"]

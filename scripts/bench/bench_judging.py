@@ -313,11 +313,7 @@ def http_benchmark(args, workdir):
 
     servers = {}
     try:
-        if args.fair_yield:
-            bozka_app, bozka_env = "bench_judging_fairwsgi:app", dict(env, PYTHONPATH=f"{ROOT}:{HERE}")
-        else:
-            bozka_app, bozka_env = "wsgi:app", env
-        servers["bozka"] = Server("bozka", bozka_app, bozka_env, ROOT, workdir, args.worker_class)
+        servers["bozka"] = Server("bozka", "wsgi:app", env, ROOT, workdir, args.worker_class)
         servers["ceiling"] = Server(
             "ceiling", "bench_judging_ceiling:app", ceiling_env, HERE, workdir, args.worker_class
         )
@@ -410,9 +406,7 @@ def report(args, http, nxt, started, busy_before):
     if http:
         out("")
         out(f"Submit-and-next over HTTP (one POST per judgment; gunicorn, one worker of class "
-            f"{args.worker_class}; SQLite; {args.sentences:,} sentences x 5 systems)"
-            + ("; Bozka served through bench_judging_fairwsgi (gevent.idle() after each request)"
-               if args.fair_yield else ""))
+            f"{args.worker_class}; SQLite; {args.sentences:,} sentences x 5 systems)")
         out("| server | volunteers | judgments/s | p50 ms | p95 ms | p99 ms | max ms | server CPU | "
             "server CPU ms/judgment | client CPU | machine busy |")
         out("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
@@ -531,11 +525,6 @@ def main(argv=None):
         "--worker-class",
         default=make_run_worker_class(),
         help="gunicorn worker class for both servers (default: the one `make run` uses)",
-    )
-    parser.add_argument(
-        "--fair-yield",
-        action="store_true",
-        help="serve Bozka through bench_judging_fairwsgi (gevent.idle() after each request): a proposed fix",
     )
     parser.add_argument(
         "--ceiling",
