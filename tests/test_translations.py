@@ -113,6 +113,29 @@ def test_plurals_and_numbers_through_babel(app):
             assert format_number(1234) == "1,234"
 
 
+def test_the_volunteers_summary_in_each_language(app):
+    """The count and raffle numbers shown on the pages and sent with every
+    judgment: the catalogue's own plural forms, the numbers as given."""
+    from flask_babel import force_locale, ngettext
+
+    from app.volunteer.texts import tickets_summary
+
+    with app.test_request_context():
+        for language in ("en", "eu", "es"):
+            with force_locale(language):
+                first = tickets_summary(1, (), 10)
+                later = tickets_summary(23, (3, 14), 10)
+                assert ngettext("You have judged %(num)d sentence.", "You have judged %(num)d sentences.", 1) in first
+                assert ngettext("Every %(num)d sentence earns a raffle number.",
+                                "Every %(num)d sentences earn a raffle number.", 10) in first
+                assert ngettext("You have judged %(num)d sentence.", "You have judged %(num)d sentences.", 23) in later
+                assert ngettext("Your raffle number:", "Your raffle numbers:", 2) + " <strong>3, 14</strong>" in later
+                assert first.startswith('<p class="mine">') and hasattr(first, "__html__")
+        with force_locale("en"):
+            assert "You have judged 1 sentence." in tickets_summary(1, (7,), 10)
+            assert "Your raffle number: <strong>7</strong>" in tickets_summary(1, (7,), 10)
+
+
 def test_the_log_in_notice_is_translated(app, client, make_campaign):
     """Flask-Login's notice on a page that needs an account is ours, translated."""
     client.set_cookie("bozka_lang", "es", domain="localhost")

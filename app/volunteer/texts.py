@@ -4,7 +4,7 @@ One function for the pages (a Jinja global, ``tickets_summary``) and for
 the judging API's answer, which sends it with every judgment. It takes the
 current language's catalogue once and fills three messages, instead of a
 template render with a Babel lookup per message (84 µs a judgment before,
-about 20 now, of ~2 ms; scripts/bench/profile_judging.py).
+about 15 now, of ~2 ms; scripts/bench/profile_judging.py).
 """
 from flask_babel import get_locale, get_translations
 from markupsafe import Markup
