@@ -222,8 +222,11 @@ def register_volunteers(base, count, prefix):
     return volunteers
 
 
-def drive(server, volunteers, controls, warmup, duration, seed, max_per_volunteer=10**9):
+def drive(server, volunteers, controls, warmup, duration, seed, max_per_volunteer=10**9, trace=None):
+    """Run the load generator against a server. With ``trace`` (a folder), every
+    judgment's volunteer, send time, latency and status go to a JSON file there."""
     job = {
+        "trace": bool(trace),
         "max_per_volunteer": max_per_volunteer,
         "host": "127.0.0.1",
         "port": server.port,
@@ -244,7 +247,12 @@ def drive(server, volunteers, controls, warmup, duration, seed, max_per_voluntee
     )
     if done.returncode:
         raise RuntimeError(f"client failed:\n{done.stderr[-3000:]}")
-    return json.loads(done.stdout)
+    result = json.loads(done.stdout)
+    if trace:
+        os.makedirs(trace, exist_ok=True)
+        with open(os.path.join(trace, f"{server.name}-{len(volunteers)}.json"), "w") as handle:
+            json.dump(result.pop("trace"), handle)
+    return result
 
 
 def percentile(ordered, p):
@@ -345,13 +353,14 @@ def http_benchmark(args, workdir):
             # anyone runs out (only if the server is very fast).
             results["bozka"][level] = summarise(
                 drive(servers["bozka"], group, controls, args.warmup, args.duration, seed=level,
-                      max_per_volunteer=args.sentences)
+                      max_per_volunteer=args.sentences, trace=args.trace)
             )
             group = [{"name": f"c{i}", "cookie": "x=1", "csrf": "x"} for i in range(level)]
             for stack in ceiling_dbs:
                 log(f"ceiling {stack}: {level} volunteer(s), {args.warmup:g} s warm-up + {args.duration:g} s ...")
                 results[f"ceiling {stack}"][level] = summarise(
-                    drive(servers[f"ceiling {stack}"], group, {}, args.warmup, args.duration, seed=level)
+                    drive(servers[f"ceiling {stack}"], group, {}, args.warmup, args.duration, seed=level,
+                          trace=args.trace)
                 )
     finally:
         for server in servers.values():
@@ -574,6 +583,8 @@ def main(argv=None):
     parser.add_argument("--skip-http", action="store_true")
     parser.add_argument("--skip-next-item", action="store_true")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder")
+    parser.add_argument("--trace", help="write every judgment (volunteer, sent at, latency ms, status) of each "
+                        "server and level to a JSON file in this folder")
     parser.add_argument("--json", help="also write the raw figures to this file")
     args = parser.parse_args(argv)
 
