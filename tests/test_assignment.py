@@ -6,7 +6,8 @@ from datetime import timedelta
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from sqlalchemy import func, select
+from sqlalchemy import event, func, select
+from sqlalchemy.orm import Session
 
 from app.extensions import db
 from app.models import Control, Item, Participation, Sentence, Slot, Ticket, utcnow
@@ -190,6 +191,38 @@ def test_control_pool_exhausted_reuses_the_oldest_and_records_it(app, tmp_path):
     db.session.refresh(p)
     assert ids[4] == ids[0] and controls[4].control_reused and p.controls_seen_all
     assert not any(c.control_reused for c in controls[:4])
+
+
+def test_tickets_and_reused_controls_cost_no_flush_of_the_session(app, tmp_path):
+    """The judging path writes by statements. A ticket won, or a control served
+    again, once flushed the session's unit of work (about 1 ms) at every tenth
+    item and at every control once the pool was used up; only the first reuse
+    changes an object (the volunteer's "seen every control")."""
+    folder = write_campaign(str(tmp_path / "c"), sentences=12, systems=("A", "B"), controls=5)
+    campaign = create_campaign(read_campaign(folder))
+    for number in (4, 5):
+        db.session.delete(db.session.scalars(select(Control).where(Control.number == number)).one())
+    p = _volunteer(campaign, 1)
+    db.session.commit()
+    flushed = []
+    record = lambda session, _context, _instances: flushed.append(  # noqa: E731
+        sorted(type(obj).__name__ for obj in [*session.new, *session.dirty])
+    )
+    event.listen(Session, "before_flush", record)
+    try:
+        rng = random.Random(4)
+        for _ in range(16):
+            _step(campaign, p, _good_answer, utcnow(), rng)
+    finally:
+        event.remove(Session, "before_flush", record)
+    controls = db.session.scalars(
+        select(Item).where(Item.participation_id == p.id, Item.control_id.is_not(None)).order_by(Item.position)
+    ).all()
+    assert [(c.position, c.control_reused) for c in controls] == [
+        (1, False), (2, False), (5, False), (10, True), (15, True)
+    ]
+    assert db.session.scalars(select(Ticket.number).where(Ticket.participation_id == p.id)).all() == [1]
+    assert flushed == [["Participation"]]
 
 
 def test_double_submit_counts_once_and_never_skips_a_control(app, make_campaign):

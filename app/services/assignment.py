@@ -452,7 +452,8 @@ def _serve_control(campaign, participation, rng):
     else:
         # Every control seen: reuse the one seen longest ago, and record it.
         control_id = min(control_ids, key=lambda cid: last_seen[cid])
-        participation.controls_seen_all = True
+        if not participation.controls_seen_all:  # set again, it would cost a flush at every control
+            participation.controls_seen_all = True
     return dict(control_id=control_id, better_left=rng.random() < 0.5, control_reused=reused)
 
 

@@ -11,7 +11,7 @@ from sqlalchemy.orm import aliased
 
 from ..extensions import db
 from ..models import Control, Output, Sentence
-from ..prepared import dialect_name
+from ..prepared import Prepared, dialect_name
 from . import assignment, rewards
 
 _UNKNOWN = object()
@@ -194,13 +194,15 @@ def _answer_and_next(campaign, participation_id, token, choice, now, rng, presen
 
 
 _left, _right = aliased(Output), aliased(Output)
-_TEST_TEXTS = (
+_TEST_TEXTS = Prepared(
     select(Sentence.source, _left.text, _right.text)
     .join(_left, and_(_left.sentence_id == Sentence.id, _left.system_id == bindparam("left")))
     .join(_right, and_(_right.sentence_id == Sentence.id, _right.system_id == bindparam("right")))
     .where(Sentence.id == bindparam("sentence"))
 )
-_CONTROL_TEXTS = select(Control.source, Control.better, Control.worse).where(Control.id == bindparam("control"))
+_CONTROL_TEXTS = Prepared(
+    select(Control.source, Control.better, Control.worse).where(Control.id == bindparam("control"))
+)
 
 
 def item_texts(item):
@@ -208,16 +210,14 @@ def item_texts(item):
     query, or none when serving the item read them)."""
     if item.texts is not None:
         return item.texts
-    connection = db.session.connection()
     if item.is_control:
-        source, better, worse = connection.execute(_CONTROL_TEXTS, {"control": item.control_id}).one()
+        source, better, worse = _CONTROL_TEXTS.run({"control": item.control_id}).one()
         if item.better_left:
             return source, better, worse
         return source, worse, better
     return tuple(
-        connection.execute(
-            _TEST_TEXTS,
-            {"sentence": item.sentence_id, "left": item.left_system_id, "right": item.right_system_id},
+        _TEST_TEXTS.run(
+            {"sentence": item.sentence_id, "left": item.left_system_id, "right": item.right_system_id}
         ).one()
     )
 
