@@ -430,14 +430,22 @@ def _serve_test(campaign, participation, rng):
     return None
 
 
+# Where the volunteer last saw each control: one pass over their controls
+# (the index on participation and control). A correlated max() per control
+# took SQLite's index on participation and position instead, reading all
+# the volunteer's items once per control (250 µs at 400 items, growing).
 _last_seen = (
-    select(func.max(Item.position))
-    .where(Item.participation_id == bindparam("participation_id"), Item.control_id == Control.id)
-    .scalar_subquery()
+    select(Item.control_id, func.max(Item.position).label("position"))
+    .where(Item.participation_id == bindparam("participation_id"), Item.control_id.is_not(None))
+    .group_by(Item.control_id)
+    .subquery("last_seen")
 )
 # Every control of the campaign, with the position where the volunteer last saw it (or None).
 _CONTROLS_SEEN = Prepared(
-    select(Control.id, _last_seen).where(Control.campaign_id == bindparam("campaign_id")).order_by(Control.id)
+    select(Control.id, _last_seen.c.position)
+    .select_from(Control.__table__.outerjoin(_last_seen, _last_seen.c.control_id == Control.id))
+    .where(Control.campaign_id == bindparam("campaign_id"))
+    .order_by(Control.id)
 )
 
 
