@@ -254,7 +254,7 @@ class Checks:
             self.languages,
             user.locale,
             cookies.get(LANGUAGE_COOKIE),
-            parse_accept_header(environ.get("HTTP_ACCEPT_LANGUAGE"), LanguageAccept),
+            _accepted_languages(environ.get("HTTP_ACCEPT_LANGUAGE")),
             lambda: campaign.interface_language,
         )
 
@@ -285,6 +285,13 @@ class Verified:
         until = float("inf") if max_age is None else stamp.timestamp() + max_age
         self._known[(serializer, signed)] = (value, until)
         return value
+
+
+@lru_cache(maxsize=256)
+def _accepted_languages(header):
+    """The browser's languages: the same few headers again and again (the
+    parsed value is immutable, so one is shared)."""
+    return parse_accept_header(header, LanguageAccept)
 
 
 @lru_cache(maxsize=64)
