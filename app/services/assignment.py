@@ -584,7 +584,7 @@ def current_or_next(campaign, participation, now, rng):
 class Outcome:
     status: str  # "accepted", "stale", "dismissed"
     item: Item = None
-    new_ticket: object = None
+    new_ticket: int = None  # the number of a ticket won (on PostgreSQL made with the commit: None)
     dismissal_reason: str = None
     extra: dict = field(default_factory=dict)
 

@@ -167,7 +167,7 @@ def _record(campaign, participation_id, token, choice, now):
     # settings do not change in a step.
     _commit_keeping_objects()
     # On PostgreSQL a ticket won is made by the commit (rewards.award_ticket).
-    ticket = outcome.new_ticket.number if outcome.new_ticket is not None else rewards.ticket_made_at_commit()
+    ticket = outcome.new_ticket if outcome.new_ticket is not None else rewards.ticket_made_at_commit()
     return outcome.status, ticket, outcome.dismissal_reason
 
 
@@ -184,7 +184,7 @@ def _answer_and_next(campaign, participation_id, token, choice, now, rng, presen
         db.session.rollback()
         return None
     outcome = assignment.submit(campaign, participation, token, choice, now)
-    ticket = outcome.new_ticket.number if outcome.new_ticket is not None else None
+    ticket = outcome.new_ticket
     if ticket is not None:
         tickets = tuple(sorted((*tickets, ticket)))
     # After an accepted answer the volunteer has no unanswered item left.

@@ -1,6 +1,4 @@
 """Raffle tickets: one for every ``raffle_every`` items answered."""
-from dataclasses import dataclass
-
 from sqlalchemy import bindparam, insert, select, update
 
 from ..extensions import db
@@ -14,66 +12,47 @@ def earns_ticket(position, raffle_every=10):
 
 def award_ticket(campaign_id, participation_id, position, now):
     """Give the next ticket number of the campaign; numbers never repeat.
-    A ``NewTicket``, or on PostgreSQL None: the ticket is made with the commit
+    The number, or on PostgreSQL None: the ticket is made with the commit
     (``ticket_made_at_commit`` tells its number afterwards), so the
     campaign's row, which every ticket changes, is locked only while the
     server runs the transaction's last round trip (``prepared.commit_after``)."""
+    params = {"campaign_id": campaign_id, "participation_id": participation_id, "position": position, "now": now}
     if dialect_name() == "postgresql":
-        at_commit(_TICKET_AT_COMMIT, {"campaign_id": campaign_id, "participation_id": participation_id,
-                                      "position": position, "now": now}, key=_TICKET)
+        at_commit(_TICKET_AT_COMMIT, params, key=_TICKET)
         return None
-    number = _NEXT_NUMBER.run({"campaign_id": campaign_id}).rows[0][0] - 1
-    _INSERT_TICKET.run({"campaign_id": campaign_id, "participation_id": participation_id, "number": number,
-                        "position": position, "now": now})
-    return NewTicket(number)
+    number = _NEXT_NUMBER.run({"campaign_id": campaign_id}).scalar() - 1
+    _INSERT_TICKET.run({**params, "number": number})
+    return number
 
 
-@dataclass(frozen=True)
-class NewTicket:
-    """A ticket just won: its number (the row is written already)."""
-
-    number: int
-
-
-# SQLite: the campaign's next number, then the ticket, as two prepared
-# statements (the ORM's update-with-RETURNING and a flush of a new Ticket
-# cost more than everything else of the volunteer's tenth item).
-_NEXT_NUMBER = Prepared(
+# Takes the campaign's next ticket number.
+_take_number = (
     update(Campaign)
     .where(Campaign.id == bindparam("campaign_id"))
     .values(next_ticket=Campaign.next_ticket + 1)
     .returning(Campaign.next_ticket)
 )
+# A ticket's columns but its number, from the parameters of award_ticket.
+_ticket_values = {
+    "campaign_id": bindparam("campaign_id", type_=Ticket.campaign_id.type),
+    "participation_id": bindparam("participation_id", type_=Ticket.participation_id.type),
+    "item_position": bindparam("position", type_=Ticket.item_position.type),
+    "created_at": bindparam("now", type_=Ticket.created_at.type),
+}
+# SQLite: the number, then the ticket, as two prepared statements (the
+# ORM's update-with-RETURNING and a flush of a new Ticket cost more than
+# everything else of the volunteer's tenth item).
+_NEXT_NUMBER = Prepared(_take_number)
 _INSERT_TICKET = Prepared(
-    insert(Ticket).values(
-        campaign_id=bindparam("campaign_id", type_=Ticket.campaign_id.type),
-        participation_id=bindparam("participation_id", type_=Ticket.participation_id.type),
-        number=bindparam("number", type_=Ticket.number.type),
-        item_position=bindparam("position", type_=Ticket.item_position.type),
-        created_at=bindparam("now", type_=Ticket.created_at.type),
-    )
+    insert(Ticket).values(**_ticket_values, number=bindparam("number", type_=Ticket.number.type))
 )
-
-
-_counted = (
-    update(Campaign)
-    .where(Campaign.id == bindparam("campaign_id"))
-    .values(next_ticket=Campaign.next_ticket + 1)
-    .returning(Campaign.next_ticket)
-    .cte("counted")
-)
-# One statement (PostgreSQL): take the number and insert the ticket.
+# PostgreSQL: one statement takes the number and inserts the ticket.
+_counted = _take_number.cte("counted")
 _TICKET_AT_COMMIT = Prepared(
     insert(Ticket)
     .from_select(
-        ["campaign_id", "participation_id", "number", "item_position", "created_at"],
-        select(
-            bindparam("campaign_id", type_=Ticket.campaign_id.type),
-            bindparam("participation_id", type_=Ticket.participation_id.type),
-            _counted.c.next_ticket - 1,
-            bindparam("position", type_=Ticket.item_position.type),
-            bindparam("now", type_=Ticket.created_at.type),
-        ).select_from(_counted),
+        [*_ticket_values, "number"],
+        select(*_ticket_values.values(), _counted.c.next_ticket - 1).select_from(_counted),
     )
     .returning(Ticket.number)
     .add_cte(_counted)

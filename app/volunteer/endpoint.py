@@ -142,14 +142,8 @@ def judge(campaign, who, token, choice, present=None):
 def summary_payload(campaign, step):
     """The JSON answer of a step, with the volunteer's count and tickets as text."""
     payload = evaluation.step_payload(step)
-    payload["mine"] = summary_html(campaign, step.answered, step.tickets)
+    payload["mine"] = str(tickets_summary(step.answered, step.tickets, campaign.raffle_every))
     return payload
-
-
-def summary_html(campaign, answered, tickets):
-    """The volunteer's count and tickets as the page shows them, in the
-    current language (no request needed)."""
-    return str(tickets_summary(answered, tickets, campaign.raffle_every))
 
 
 def _read_body(environ):
