@@ -69,6 +69,16 @@ def test_dismissal_exactly_when_the_rule_says(results, position):
     assert (reason is not None) == expected
 
 
+@given(st.lists(st.booleans(), min_size=1, max_size=40), st.integers(min_value=1, max_value=400), st.booleans(),
+       st.integers(min_value=0, max_value=10))
+def test_where_the_rule_cannot_dismiss_the_results_need_not_be_read(results, position, control, window):
+    """``may_dismiss`` (which saves reading the results) is False only where
+    ``dismissal_reason`` gives None whatever the results."""
+    rules = dict(first=2, check_every=10)
+    if not quality.may_dismiss(position, control, len(results), **rules):
+        assert quality.dismissal_reason(position, control, results, cutoff=Fraction(1, 3), window=window, **rules) is None
+
+
 def test_a_ticket_every_10_items():
     assert [p for p in range(1, 41) if earns_ticket(p)] == [10, 20, 30, 40]
 

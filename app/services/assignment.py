@@ -705,11 +705,11 @@ _CONTROL_RESULTS = Prepared(
 
 def _check_controls(campaign, participation, item):
     """Why the volunteer must stop now (``quality.dismissal_reason``), or None.
-    The results are read only where the rule can dismiss: at a check, or
-    for one of the first controls (``controls_answered`` counts this one)."""
-    at_check = item.position % campaign.check_every == 0
-    among_first = item.is_control and participation.controls_answered <= campaign.control_first
-    if not (at_check or among_first):
+    The results are read only where the rule can dismiss."""
+    if not quality.may_dismiss(
+        item.position, item.is_control, participation.controls_answered,
+        first=campaign.control_first, check_every=campaign.check_every,
+    ):
         return None
     results = [row[0] for row in _CONTROL_RESULTS.run({"participation_id": participation.id}).all()]
     return quality.dismissal_reason(

@@ -28,6 +28,13 @@ def failure_share(results, window=0):
     return Fraction(sum(1 for passed in considered if not passed), len(considered))
 
 
+def may_dismiss(position, answered_control, controls_answered, *, first, check_every):
+    """Whether ``dismissal_reason`` can dismiss after item ``position``: at a
+    check, or for one of the first ``first`` controls (``controls_answered``
+    counts this one). Elsewhere the results need not be read."""
+    return position % check_every == 0 or (answered_control and controls_answered <= first)
+
+
 def dismissal_reason(position, answered_control, results, *, first, check_every, cutoff, window=0):
     """Why the volunteer must stop after answering item ``position``, or None.
 
