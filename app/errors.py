@@ -16,7 +16,7 @@ CSP = "; ".join([
     "form-action 'self'",
     "frame-ancestors 'none'",
 ])
-# Every response carries these (the judging endpoint's too: volunteer/endpoint.py).
+# Every response carries these.
 SECURITY_HEADERS = (
     ("Content-Security-Policy", CSP),
     ("X-Content-Type-Options", "nosniff"),
@@ -54,6 +54,13 @@ def register(app):
             response.headers.setdefault(name, value)
         return response
 
+    @app.context_processor
+    def viewer_after_database_error():
+        # Registered after Flask-Login's, so this current_user wins in templates.
+        if g.get("database_unavailable"):
+            return {"current_user": app.login_manager.anonymous_user()}
+        return {}
+
     def page(status, title, message):
         if _wants_json():
             return jsonify({"status": "error", "message": message}), status
@@ -90,6 +97,5 @@ def register(app):
         # loaded at all), so the page is made as for a visitor, in the language
         # of the cookie or the browser (not the campaign's, which is stored).
         g.database_unavailable = True
-        g._login_user = app.login_manager.anonymous_user()
         app.logger.warning("database unavailable: %s", error)
         return page(503, _("Busy"), _("The site is very busy right now and your last action was not saved. Please try again in a moment."))

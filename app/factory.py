@@ -2,91 +2,19 @@
 import logging
 import os
 import random
-from functools import lru_cache, partial
+from functools import partial
 
-from babel import Locale, UnknownLocaleError
-from flask import Flask, current_app, g, has_request_context, request
+from flask import Flask
 from flask_babel import lazy_gettext as _l
-from flask_login import current_user
-from sqlalchemy import bindparam, event, select
+from sqlalchemy import event
 from sqlalchemy.engine import Engine
 
 from . import config as config_module
 from .choices import CAMPAIGN_STATUSES, EXPORTS, ROLES, label
 from .extensions import babel, csrf, db, limiter, login_manager, migrate, socketio
+from .languages import available_locales, language_name, select_locale, text_direction
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-LANGUAGE_COOKIE = "bozka_lang"
-
-
-@lru_cache(maxsize=256)
-def text_direction(code):
-    """'rtl' or 'ltr' for a language code, from CLDR data."""
-    try:
-        return Locale.parse(code.replace("-", "_")).text_direction
-    except (UnknownLocaleError, ValueError, AttributeError):
-        return "ltr"
-
-
-@lru_cache(maxsize=1024)
-def language_name(code, in_locale="en", capitalised=False):
-    """The language's name in ``in_locale`` as CLDR writes it in a sentence
-    (lower case in Spanish or Basque); ``capitalised`` for a name that stands
-    alone, as in the language menu."""
-    try:
-        name = Locale.parse(code.replace("-", "_")).get_display_name(in_locale)
-    except (UnknownLocaleError, ValueError, AttributeError):
-        return code
-    if not name:
-        return code
-    return name[:1].upper() + name[1:] if capitalised else name
-
-
-def available_locales(translations_dir):
-    """English plus every language with a catalogue in translations/."""
-    found = {"en"}
-    if os.path.isdir(translations_dir):
-        for name in os.listdir(translations_dir):
-            if os.path.isfile(os.path.join(translations_dir, name, "LC_MESSAGES", "messages.po")):
-                found.add(name)
-    return sorted(found)
-
-
-def _campaign_locale():
-    """The default interface language of the campaign in the URL, if any."""
-    slug = (request.view_args or {}).get("slug")
-    if not slug or g.get("database_unavailable"):
-        return None
-    loaded = g.get("bozka_campaign")  # set by web.find_campaign
-    if loaded is not None and loaded.slug == slug:
-        return loaded.interface_language
-    from .models import Campaign
-
-    return db.session.scalar(db.select(Campaign.interface_language).where(Campaign.slug == slug))
-
-
-def select_locale():
-    """The page language of the request (``choose_locale``)."""
-    if not has_request_context():
-        return None  # the default locale
-    return choose_locale(
-        current_app.config["LANGUAGES"],
-        current_user.locale if current_user.is_authenticated else None,
-        request.cookies.get(LANGUAGE_COOKIE),
-        request.accept_languages,
-        _campaign_locale,
-    )
-
-
-def choose_locale(available, user_locale, cookie, accept_languages, campaign_locale):
-    """The volunteer's choice, else the language cookie's, else the
-    browser's (``accept_languages``: a werkzeug ``LanguageAccept``), else
-    the campaign's default (``campaign_locale()``), else English."""
-    if user_locale in available:
-        return user_locale
-    if cookie in available:
-        return cookie
-    return accept_languages.best_match(available) or campaign_locale() or "en"
 
 
 @event.listens_for(Engine, "connect")
@@ -170,10 +98,6 @@ def create_app(overrides=None):
     migrate.init_app(app, db, directory=os.path.join(ROOT, "migrations"))
     csrf.init_app(app)
     limiter.init_app(app)
-    from .volunteer.endpoint import JudgmentEndpoint
-
-    # The judging API's usual request skips Flask's pipeline (see the module).
-    app.wsgi_app = JudgmentEndpoint(app, app.wsgi_app)
     if int(os.environ.get("BOZKA_PROXIES", "0")):
         # Behind nginx: take the client's address from X-Forwarded-For.
         from werkzeug.middleware.proxy_fix import ProxyFix
@@ -204,24 +128,12 @@ def create_app(overrides=None):
     from . import wal
 
     wal.init_app(app, db, socketio)  # SQLite: log checkpoints in the background
-    from .models import User, as_loaded
-    from .prepared import Prepared
+    from .models import User
+    from .services.security import user_from_session_id
 
     @login_manager.user_loader
     def load_user(user_id):
-        from .services.security import user_from_session_id
-
-        return user_from_session_id(user_id, _user_by_id)
-
-    # Built once: every request loads its user (read on the connection and
-    # attached as a loaded object: cheaper than the ORM's query).
-    _users = User.__table__
-    _select_user = Prepared(select(*_users.c).where(_users.c.id == bindparam("user_id")))
-    _user_columns = tuple(column.key for column in _users.c)
-
-    def _user_by_id(uid):
-        row = _select_user.run({"user_id": uid}).first()
-        return as_loaded(User, dict(zip(_user_columns, row))) if row is not None else None
+        return user_from_session_id(user_id, lambda uid: db.session.get(User, uid))
 
     from .auth import bp as auth_bp
     from .organiser import bp as organiser_bp

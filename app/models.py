@@ -10,9 +10,6 @@ from fractions import Fraction
 
 from flask_login import UserMixin
 from sqlalchemy import CheckConstraint, Index, UniqueConstraint, text
-from sqlalchemy.orm import make_transient_to_detached
-from sqlalchemy.orm.attributes import instance_state, set_committed_value
-from sqlalchemy.orm.util import identity_key
 from werkzeug.security import check_password_hash, generate_password_hash
 
 from .choices import ROLES as _ROLE_CHOICES
@@ -21,32 +18,6 @@ from .extensions import db
 
 def utcnow():
     return datetime.now(timezone.utc).replace(tzinfo=None)
-
-
-def as_loaded(model, values):
-    """The session's object for a row read by a Core statement, as a query
-    with ``populate_existing`` would give it (cheaper than the ORM's
-    RETURNING): the object already in the session gets the values, else a
-    new one is attached as that row. Unlike an ORM query nothing is flushed
-    before the row is read: callers use it where the object has no pending
-    change (at the start of a request or transaction, or for rows changed
-    only through SQL)."""
-    session = db.session()
-    existing = session.identity_map.get(identity_key(model, values["id"]))
-    if existing is not None:
-        for key, value in values.items():
-            set_committed_value(existing, key, value)
-        return existing
-    # As the ORM's loader makes an object: no constructor, the values put in
-    # its state's dict (loaded, with no history), then attached by identity.
-    instance = model.__mapper__.class_manager.new_instance()
-    instance.__dict__.update(values)
-    make_transient_to_detached(instance)
-    # Session.add() less its save-update cascade, which has nothing to do
-    # here (the new object holds column values only, no related objects)
-    # and cost more than the rest (SQLAlchemy is pinned: requirements.txt).
-    session._save_or_update_impl(instance_state(instance))
-    return instance
 
 
 # The codes stored in users.role (their labels: app/choices.py).

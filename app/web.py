@@ -7,17 +7,12 @@ from sqlalchemy import bindparam, select
 from sqlalchemy.orm import lazyload
 
 from .extensions import db
-from .models import Campaign, Participation, as_loaded
-from .prepared import Prepared
+from .models import Campaign, Participation
 
 
-# Built once: on SQLite building a statement costs more than running it.
-# The systems and the user are loaded only where they are used. Every
-# request reads its campaign: the row is read on the connection and
-# attached as a loaded object (cheaper than the ORM's query).
-_campaigns = Campaign.__table__
-_CAMPAIGN_BY_SLUG = Prepared(select(*_campaigns.c).where(_campaigns.c.slug == bindparam("slug")))
-_CAMPAIGN_COLUMNS = tuple(column.key for column in _campaigns.c)
+# Built once with bound parameters (SQLAlchemy compiles them once). The
+# systems and the user are loaded only where they are used.
+_CAMPAIGN_BY_SLUG = select(Campaign).where(Campaign.slug == bindparam("slug")).options(lazyload(Campaign.systems))
 _PARTICIPATION = (
     select(Participation)
     .where(Participation.user_id == bindparam("user_id"), Participation.campaign_id == bindparam("campaign_id"))
@@ -27,8 +22,7 @@ _PARTICIPATION = (
 
 def campaign_row(slug):
     """The campaign with this slug, whatever its status, or None."""
-    row = _CAMPAIGN_BY_SLUG.run({"slug": slug}).first()
-    return as_loaded(Campaign, dict(zip(_CAMPAIGN_COLUMNS, row))) if row is not None else None
+    return db.session.scalar(_CAMPAIGN_BY_SLUG, {"slug": slug})
 
 
 def find_campaign(slug):

@@ -11,7 +11,7 @@ from sqlalchemy.orm import Session
 
 from app.extensions import db
 from app.models import Control, Item, Participation, Sentence, Slot, Ticket, utcnow
-from app.services import accounts, assignment, evaluation, quality
+from app.services import accounts, assignment, evaluation, quality, reservations
 from app.services.importer import create_campaign, read_campaign
 from databases import fresh_schema
 from helpers import write_campaign
@@ -153,7 +153,7 @@ def test_a_reservation_is_released_when_it_expires_whenever_the_last_look_up_was
     # B is served later, while A's reservation runs: late enough for this
     # process to look again (finding nothing expired), as it does at the
     # latest when the margin before the timeout begins.
-    looked = start + timeout - assignment.EXPIRY_MARGIN + timedelta(seconds=10)
+    looked = start + timeout - reservations.EXPIRY_MARGIN + timedelta(seconds=10)
     control = evaluation.show(campaign, b.id, start, rng).item
     held_b = evaluation.answer(campaign, b.id, control.token, _good_answer(control), looked, rng).item
     assert held_b.served_at == looked and held_b.sentence_id not in (None, held_a.sentence_id)

@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from app.extensions import db
-from app.factory import text_direction
+from app.languages import text_direction
 from app.models import Campaign, utcnow
 from app.services import accounts
 from app.services.importer import create_campaign, read_campaign

@@ -256,8 +256,8 @@ def test_raffle_eligibility_commit_and_draw(app, make_campaign):
     unconfirmed.email_confirmed_at = None
     db.session.commit()
     # A dismissed volunteer's tickets are void.
-    from app.services import assignment
-    assignment.dismiss(campaign, people[2], "test dismissal", utcnow())
+    from app.services import answers
+    answers.dismiss(campaign, people[2], "test dismissal", utcnow())
     db.session.commit()
     eligible = raffle.eligible_tickets(campaign)
     holders = {h for _n, h in eligible}
@@ -372,8 +372,8 @@ def test_export_row_counts_columns_and_round_trip(app, tmp_path, make_campaign):
 def test_discarded_and_controls_exports(app, make_campaign):
     campaign = make_campaign(sentences=20)
     people = _simulate(campaign, volunteers=2, items=10)
-    from app.services import assignment
-    assignment.dismiss(campaign, people[0], "test dismissal", utcnow())
+    from app.services import answers
+    answers.dismiss(campaign, people[0], "test dismissal", utcnow())
     db.session.commit()
     discarded = list(csv.DictReader(io.StringIO("".join(export.stream(campaign, "discarded", "csv")))))
     assert len(discarded) == 10 and {r["discard_reason"] for r in discarded} == {"test dismissal"}
@@ -404,8 +404,8 @@ def test_organiser_creates_accounts(app, make_campaign):
 def test_every_export_counts_the_databases_rows_in_both_formats(app, make_campaign):
     campaign = make_campaign(sentences=20)
     people = _simulate(campaign, volunteers=4, items=12)
-    from app.services import assignment
-    assignment.dismiss(campaign, people[1], "test dismissal", utcnow())
+    from app.services import answers
+    answers.dismiss(campaign, people[1], "test dismissal", utcnow())
     db.session.commit()
     answered = Item.answered_at.is_not(None)
     expected = {
@@ -457,7 +457,7 @@ def test_statuses_and_roles_are_shown_in_the_interface_language(app, make_campai
 
 
 def test_language_names_are_written_as_in_a_sentence():
-    from app.factory import language_name
+    from app.languages import language_name
 
     assert language_name("en", "es") == "inglés" and language_name("eu", "es") == "euskera"
     assert language_name("en", "en") == "English"

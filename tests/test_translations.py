@@ -4,7 +4,7 @@ import os
 import pytest
 from babel.messages.pofile import read_po
 
-from app.factory import available_locales
+from app.languages import available_locales
 from helpers import csrf_token, register
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -11,7 +11,7 @@ from ..services.security import address_hash, authenticate
 from ..services.summary import contribution_summary
 from ..web import campaign_or_404
 from . import bp
-from ..factory import LANGUAGE_COOKIE, language_name
+from ..languages import LANGUAGE_COOKIE, language_name
 from .forms import LoginForm, PostForm, RegisterForm, ResetForm, ResetRequestForm, label_levels
 
 

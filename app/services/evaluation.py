@@ -11,8 +11,8 @@ from sqlalchemy.orm import aliased
 
 from ..extensions import db
 from ..models import Control, Output, Sentence
-from ..prepared import Prepared, dialect_name
-from . import assignment, rewards
+from ..database import dialect_name, execute
+from . import answers, assignment, rewards
 
 _UNKNOWN = object()
 
@@ -162,7 +162,7 @@ def _record(campaign, participation_id, token, choice, now):
     if participation is None:
         db.session.rollback()
         return None
-    outcome = assignment.submit(campaign, participation, token, choice, now)
+    outcome = answers.submit(campaign, participation, token, choice, now)
     # _next_after locks and reads the participation again; the campaign's
     # settings do not change in a step.
     _commit_keeping_objects()
@@ -183,7 +183,7 @@ def _answer_and_next(campaign, participation_id, token, choice, now, rng, presen
     if participation is None:
         db.session.rollback()
         return None
-    outcome = assignment.submit(campaign, participation, token, choice, now)
+    outcome = answers.submit(campaign, participation, token, choice, now)
     ticket = outcome.new_ticket
     if ticket is not None:
         tickets = tuple(sorted((*tickets, ticket)))
@@ -194,13 +194,13 @@ def _answer_and_next(campaign, participation_id, token, choice, now, rng, presen
 
 
 _left, _right = aliased(Output), aliased(Output)
-_TEST_TEXTS = Prepared(
+_TEST_TEXTS = (
     select(Sentence.source, _left.text, _right.text)
     .join(_left, and_(_left.sentence_id == Sentence.id, _left.system_id == bindparam("left")))
     .join(_right, and_(_right.sentence_id == Sentence.id, _right.system_id == bindparam("right")))
     .where(Sentence.id == bindparam("sentence"))
 )
-_CONTROL_TEXTS = Prepared(
+_CONTROL_TEXTS = (
     select(Control.source, Control.better, Control.worse).where(Control.id == bindparam("control"))
 )
 
@@ -211,13 +211,13 @@ def item_texts(item):
     if item.texts is not None:
         return item.texts
     if item.is_control:
-        source, better, worse = _CONTROL_TEXTS.run({"control": item.control_id}).one()
+        source, better, worse = execute(_CONTROL_TEXTS, {"control": item.control_id}).one()
         if item.better_left:
             return source, better, worse
         return source, worse, better
     return tuple(
-        _TEST_TEXTS.run(
-            {"sentence": item.sentence_id, "left": item.left_system_id, "right": item.right_system_id}
+        execute(
+            _TEST_TEXTS, {"sentence": item.sentence_id, "left": item.left_system_id, "right": item.right_system_id}
         ).one()
     )
 
@@ -227,7 +227,7 @@ def well_formed_answer(data):
     if not isinstance(data, dict):
         return None
     token, choice = data.get("token"), data.get("choice")
-    if choice not in assignment.CHOICES or not isinstance(token, str) or len(token) > 32:
+    if choice not in answers.CHOICES or not isinstance(token, str) or len(token) > 32:
         return None
     return token, choice
 

@@ -2,7 +2,7 @@
 from sqlalchemy import bindparam, insert, select, update
 
 from ..extensions import db
-from ..prepared import Prepared, at_commit, committed, dialect_name
+from ..database import at_commit, committed, dialect_name, execute
 from ..models import Campaign, Ticket
 
 
@@ -15,19 +15,20 @@ def award_ticket(campaign_id, participation_id, position, now):
     The number, or on PostgreSQL None: the ticket is made with the commit
     (``ticket_made_at_commit`` tells its number afterwards), so the
     campaign's row, which every ticket changes, is locked only while the
-    server runs the transaction's last round trip (``prepared.commit_after``)."""
+    transaction commits (``database.at_commit``), after the sentence and slot
+    it answered: the lock order of ``assignment``."""
     params = {"campaign_id": campaign_id, "participation_id": participation_id, "position": position, "now": now}
     if dialect_name() == "postgresql":
         at_commit(_TICKET_AT_COMMIT, params, key=_TICKET)
         return None
-    number = _NEXT_NUMBER.run({"campaign_id": campaign_id}).scalar() - 1
-    _INSERT_TICKET.run({**params, "number": number})
+    number = execute(_take_number, {"campaign_id": campaign_id}).scalar() - 1
+    execute(_INSERT_TICKET, {**params, "number": number})
     return number
 
 
 # Takes the campaign's next ticket number.
 _take_number = (
-    update(Campaign)
+    update(Campaign.__table__)
     .where(Campaign.id == bindparam("campaign_id"))
     .values(next_ticket=Campaign.next_ticket + 1)
     .returning(Campaign.next_ticket)
@@ -39,16 +40,11 @@ _ticket_values = {
     "item_position": bindparam("position", type_=Ticket.item_position.type),
     "created_at": bindparam("now", type_=Ticket.created_at.type),
 }
-# SQLite: the number, then the ticket, as two prepared statements (the
-# ORM's update-with-RETURNING and a flush of a new Ticket cost more than
-# everything else of the volunteer's tenth item).
-_NEXT_NUMBER = Prepared(_take_number)
-_INSERT_TICKET = Prepared(
-    insert(Ticket).values(**_ticket_values, number=bindparam("number", type_=Ticket.number.type))
-)
+# SQLite (one writer at a time): the number, then the ticket.
+_INSERT_TICKET = insert(Ticket).values(**_ticket_values, number=bindparam("number", type_=Ticket.number.type))
 # PostgreSQL: one statement takes the number and inserts the ticket.
 _counted = _take_number.cte("counted")
-_TICKET_AT_COMMIT = Prepared(
+_TICKET_AT_COMMIT = (
     insert(Ticket)
     .from_select(
         [*_ticket_values, "number"],

@@ -4,7 +4,7 @@ from flask_login import current_user, login_required
 from sqlalchemy import select
 
 from ..auth.forms import JoinForm, PostForm, label_levels
-from ..factory import language_name
+from ..languages import language_name
 from ..extensions import db
 from ..models import Campaign, utcnow
 from .. import realtime
@@ -12,8 +12,8 @@ from ..services import accounts, evaluation, leaderboard, raffle
 from ..services.summary import participation_summary
 from ..web import campaign_or_404, participation_of, rng
 from . import bp
-from .endpoint import judge, summary_payload
 from .forms import JudgmentForm
+from .texts import tickets_summary
 
 
 @bp.route("/")
@@ -151,6 +151,17 @@ def api_judgment(slug):
     return jsonify(step.presented)
 
 
+def judge(campaign, who, token, choice, present=None):
+    """Answer and serve the next item (``evaluation.answer``), then tell the
+    live updates. ``who`` may be an ``evaluation.Volunteer``: None if they
+    have not joined."""
+    campaign_id = campaign.id  # read now: the step's commit expires the campaign
+    step = evaluation.answer(campaign, who, token, choice, utcnow(), rng(), present=present)
+    if step is not None and step.status in ("accepted", "dismissed"):
+        realtime.touch(campaign_id, step.participation_id)  # the broadcast happens later, coalesced
+    return step
+
+
 def _me():
     """The logged-in volunteer, for the step's lock to find their participation."""
     return evaluation.Volunteer(current_user.id)
@@ -159,7 +170,12 @@ def _me():
 def _summary_of(campaign):
     """The JSON answer of a step, made inside its transaction (before the
     commit expires what it reads)."""
-    return lambda step: summary_payload(campaign, step)
+    def payload(step):
+        made = evaluation.step_payload(step)
+        made["mine"] = str(tickets_summary(step.answered, step.tickets, campaign.raffle_every))
+        return made
+
+    return payload
 
 
 @bp.route("/c/<slug>/raffle")

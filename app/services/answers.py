@@ -1,0 +1,153 @@
+"""What an answer does (paper, section 3): it is recorded once, moves the
+counters, is checked against the control rules, and may win a ticket.
+
+Every function here works inside the caller's transaction, on a
+participation the caller has locked (``assignment.lock_volunteer``).
+"""
+from dataclasses import dataclass
+
+from sqlalchemy import bindparam, select, update
+from sqlalchemy.orm import aliased
+from sqlalchemy.orm.attributes import set_committed_value
+
+from ..database import execute
+from ..extensions import db
+from ..models import Control, Item, Output
+from . import quality, rewards
+from .counters import change_holds, count_for_campaign, set_counters
+from .reservations import release_hold
+
+CHOICES = ("left", "right", "equal")
+
+_ANSWERED = ("answered_at", "choice", "seconds", "passed", "holding", "too_fast")
+_ANSWER = (
+    update(Item.__table__)
+    .where(Item.id == bindparam("item_id"), Item.answered_at.is_(None))
+    .values(**{key: bindparam(f"new_{key}", type_=getattr(Item, key).type) for key in _ANSWERED})
+)
+_shown_left, _shown_right = aliased(Output), aliased(Output)
+# The current item with the texts it showed (for the reading speed), in one statement.
+_CURRENT_ITEM_TEXTS = (
+    select(Item, _shown_left.text, _shown_right.text, Control.better, Control.worse)
+    .outerjoin(
+        _shown_left,
+        (_shown_left.sentence_id == Item.sentence_id) & (_shown_left.system_id == Item.left_system_id),
+    )
+    .outerjoin(
+        _shown_right,
+        (_shown_right.sentence_id == Item.sentence_id) & (_shown_right.system_id == Item.right_system_id),
+    )
+    .outerjoin(Control, Control.id == Item.control_id)
+    .where(Item.participation_id == bindparam("participation_id"), Item.answered_at.is_(None))
+    .order_by(Item.position.desc())
+    .limit(1)
+    .execution_options(populate_existing=True)
+)
+_CONTROL_RESULTS = (
+    select(Item.passed)
+    .where(
+        Item.participation_id == bindparam("participation_id"),
+        Item.control_id.is_not(None),
+        Item.answered_at.is_not(None),
+    )
+    .order_by(Item.position)
+)
+
+
+@dataclass
+class Outcome:
+    status: str  # "accepted", "stale", "dismissed"
+    item: Item = None
+    new_ticket: int = None  # the number of a ticket won (on PostgreSQL made with the commit: None)
+    dismissal_reason: str = None
+
+
+def submit(campaign, participation, token, choice, now):
+    """Record the answer to the volunteer's current item, exactly once.
+
+    A token that is not the current item's (a double click, a resubmitted
+    form, a replayed request) changes nothing and returns "stale".
+    """
+    if choice not in CHOICES:
+        raise ValueError("invalid choice")
+    row = db.session.execute(_CURRENT_ITEM_TEXTS, {"participation_id": participation.id}).first()
+    item = row[0] if row is not None else None
+    if participation.is_dismissed or item is None or item.token != token:
+        return Outcome("stale")
+    passed = quality.control_passed(item.better_left, choice) if item.is_control else None
+    seconds = max(0.0, (now - item.served_at).total_seconds())
+    too_fast = bool(campaign.fast_seconds_per_word) and quality.too_fast(
+        seconds,
+        sum(len(text.split()) for text in row[1:] if text is not None),
+        campaign.fast_seconds_per_word,
+    )
+    answer = dict(answered_at=now, choice=choice, seconds=seconds, passed=passed, holding=False, too_fast=too_fast)
+    answered = execute(_ANSWER, {"item_id": item.id, **{f"new_{k}": v for k, v in answer.items()}}).rowcount
+    if not answered:
+        return Outcome("stale")
+    if item.slot_id is not None:
+        # A held slot turns from pending into collected; an expired hold
+        # comes back as a judgment beyond the reservation. With the commit,
+        # in the lock order (sentence, slot, campaign).
+        change_holds(item.slot_id, item.sentence_id, 0 if item.holding else 1, 1, deferred=True)
+        count_for_campaign(campaign.id, collected=1, over_slot=item.slot_id)
+    # The row now holds exactly these values (the update above matched it).
+    for key, value in answer.items():
+        set_committed_value(item, key, value)
+    counters = dict(items_answered=item.position, reached_count_at=now)
+    if item.is_control:
+        counters.update(
+            controls_answered=participation.controls_answered + 1,
+            controls_failed=participation.controls_failed + (0 if passed else 1),
+        )
+    set_counters(participation, **counters)
+    reason = _check_controls(campaign, participation, item)
+    if reason:
+        dismiss(campaign, participation, reason, now)
+        return Outcome("dismissed", item=item, dismissal_reason=reason)
+    ticket = None
+    if rewards.earns_ticket(item.position, campaign.raffle_every):
+        ticket = rewards.award_ticket(campaign.id, participation.id, item.position, now)
+    return Outcome("accepted", item=item, new_ticket=ticket)
+
+
+def _check_controls(campaign, participation, item):
+    """Why the volunteer must stop now (``quality.dismissal_reason``), or None.
+    The results are read only where the rule can dismiss."""
+    if not quality.may_dismiss(
+        item.position, item.is_control, participation.controls_answered,
+        first=campaign.control_first, check_every=campaign.check_every,
+    ):
+        return None
+    results = execute(_CONTROL_RESULTS, {"participation_id": participation.id}).scalars().all()
+    return quality.dismissal_reason(
+        item.position,
+        item.is_control,
+        results,
+        first=campaign.control_first,
+        check_every=campaign.check_every,
+        cutoff=campaign.cutoff,
+        window=campaign.control_window,
+    )
+
+
+def dismiss(campaign, participation, reason, now):
+    """Stop a volunteer: discard (never delete) their judgments, free slots."""
+    participation.dismissed_at = now
+    participation.dismissed_reason = reason
+    items = db.session.scalars(
+        select(Item).where(Item.participation_id == participation.id, Item.discarded_at.is_(None))
+    ).all()
+    discarded = 0
+    for item in items:
+        if item.answered_at is None:
+            release_hold(item)
+            continue
+        item.discarded_at = now
+        item.discarded_reason = reason
+        if item.slot_id is not None:
+            change_holds(item.slot_id, item.sentence_id, -1, -1)
+            discarded += 1
+    if discarded:
+        count_for_campaign(campaign.id, collected=-discarded)
+    rewards.void_tickets(participation.id, now)

@@ -1,0 +1,130 @@
+"""The counters every judgment moves, kept in place so that choosing the next
+item never counts judgments: a sentence's and a slot's pending and
+collected judgments, a volunteer's items and controls, the campaign's
+collected and over-collected judgments.
+
+A slot and its sentence move together, the sentence first (the lock order
+of ``assignment``). A volunteer's counters change in the object at once and
+in the database by one statement when the transaction commits (cheaper than
+the unit of work's flush of the object, which every answer would pay). The
+campaign's row, which every judgment changes, is changed last, with the
+commit (``database.at_commit``): on PostgreSQL it is locked only then.
+"""
+from sqlalchemy import bindparam, case, event, func, select, update
+from sqlalchemy.orm import Session
+from sqlalchemy.orm.attributes import set_committed_value
+
+from ..database import at_commit, execute, run_at_commit
+from ..extensions import db
+from ..models import Campaign, Participation, Sentence, Slot
+
+_new_pending = Sentence.pending + bindparam("pending_delta", type_=Sentence.pending.type)
+_BUMP_SENTENCE = (
+    update(Sentence.__table__)
+    .where(Sentence.id == bindparam("sentence_id"))
+    .values(
+        pending=_new_pending,
+        collected=Sentence.collected + bindparam("collected_delta", type_=Sentence.collected.type),
+        is_open=case((_new_pending < Sentence.capacity, True), else_=False),
+    )
+)
+_BUMP_SLOT = (
+    update(Slot.__table__)
+    .where(Slot.id == bindparam("slot_id"))
+    .values(
+        pending=Slot.pending + bindparam("pending_delta", type_=Slot.pending.type),
+        collected=Slot.collected + bindparam("collected_delta", type_=Slot.collected.type),
+    )
+)
+# The campaign counts an over-collected judgment when the slot just
+# collected has more than its target (decided by the database, at the commit).
+_COUNT_JUDGMENTS = (
+    update(Campaign.__table__)
+    .where(Campaign.id == bindparam("campaign_id"))
+    .values(
+        collected_judgments=Campaign.collected_judgments
+        + bindparam("collected", type_=Campaign.collected_judgments.type),
+        over_collected=Campaign.over_collected
+        + select(func.count())
+        .where(Slot.id == bindparam("over_slot", type_=Slot.id.type), Slot.collected > Slot.target)
+        .scalar_subquery(),
+    )
+)
+VOLUNTEER_COUNTERS = ("items_served", "items_answered", "reached_count_at", "controls_answered", "controls_failed")
+_SAVE_COUNTERS = (
+    update(Participation.__table__)
+    .where(Participation.id == bindparam("participation_id"))
+    .values(**{key: bindparam(f"new_{key}", type_=getattr(Participation, key).type) for key in VOLUNTEER_COUNTERS})
+)
+_CAMPAIGNS = "bozka_campaign_counts"
+_VOLUNTEERS = "bozka_participation_counters"
+
+
+def _run_or_defer(statement, params, deferred):
+    if deferred:
+        at_commit(statement, params)
+    else:
+        execute(statement, params)
+
+
+def bump_sentence(sentence_id, pending_delta, collected_delta=0, deferred=False):
+    """Move a sentence's counters now or, ``deferred``, with the commit."""
+    _run_or_defer(
+        _BUMP_SENTENCE,
+        {"sentence_id": sentence_id, "pending_delta": pending_delta, "collected_delta": collected_delta},
+        deferred,
+    )
+
+
+def change_holds(slot_id, sentence_id, pending_delta, collected_delta=0, deferred=False):
+    """Move a slot's and its sentence's counters together (sentence first),
+    now or, ``deferred``, with the commit."""
+    bump_sentence(sentence_id, pending_delta, collected_delta, deferred)
+    _run_or_defer(
+        _BUMP_SLOT, {"slot_id": slot_id, "pending_delta": pending_delta, "collected_delta": collected_delta}, deferred
+    )
+
+
+def count_for_campaign(campaign_id, collected=0, over_slot=None):
+    """Change the campaign's judgment counters when the transaction commits.
+    ``over_slot``: a slot just collected (by a statement run before the
+    counters); one more over-collected judgment if it now has more than its
+    target."""
+    counts = db.session.info.setdefault(_CAMPAIGNS, {})
+    before = counts.get(campaign_id, (0, None))
+    if over_slot is not None and before[1] is not None:
+        raise ValueError("one collected slot per campaign and transaction")
+    counts[campaign_id] = (before[0] + collected, over_slot or before[1])
+
+
+def set_counters(participation, **values):
+    """Change a locked volunteer's counters: in the object at once (as
+    loaded, so the unit of work leaves them alone), in the database with
+    the commit."""
+    for key, value in values.items():
+        set_committed_value(participation, key, value)
+    db.session.info.setdefault(_VOLUNTEERS, {})[participation.id] = participation
+
+
+@event.listens_for(Session, "before_commit")
+def _write_counters(session):
+    """The statements kept for the commit, then the volunteers' counters,
+    then the campaigns' (the row every judgment changes: locked last)."""
+    volunteers = session.info.pop(_VOLUNTEERS, None) or {}
+    campaigns = session.info.pop(_CAMPAIGNS, None) or {}
+    statements = [
+        (_SAVE_COUNTERS, {"participation_id": participation_id,
+                          **{f"new_{key}": getattr(participation, key) for key in VOLUNTEER_COUNTERS}})
+        for participation_id, participation in sorted(volunteers.items())
+    ] + [
+        (_COUNT_JUDGMENTS, {"campaign_id": campaign_id, "collected": collected, "over_slot": slot})
+        for campaign_id, (collected, slot) in sorted(campaigns.items())
+        if collected or slot
+    ]
+    run_at_commit(statements)
+
+
+@event.listens_for(Session, "after_soft_rollback")
+def _forget_counters(session, _previous_transaction):
+    session.info.pop(_VOLUNTEERS, None)
+    session.info.pop(_CAMPAIGNS, None)
