@@ -4,7 +4,7 @@ import os
 import random
 from functools import partial
 
-from flask import Flask
+from flask import Flask, g
 from flask_babel import lazy_gettext as _l
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
@@ -129,11 +129,13 @@ def create_app(overrides=None):
 
     wal.init_app(app, db, socketio)  # SQLite: log checkpoints in the background
     from .models import User
-    from .services.security import user_from_session_id
+    from .services import security
 
     @login_manager.user_loader
     def load_user(user_id):
-        return user_from_session_id(user_id, lambda uid: db.session.get(User, uid))
+        if g.get("database_unavailable"):
+            return None  # the 503 page is made as for a visitor (errors.database_unavailable)
+        return security.user_from_session_id(user_id, lambda uid: db.session.get(User, uid))
 
     from .auth import bp as auth_bp
     from .organiser import bp as organiser_bp

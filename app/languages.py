@@ -63,7 +63,7 @@ def select_locale():
         return None  # the default locale
     # After a database error the volunteer's row cannot be read: the page is
     # made as for a visitor (errors.database_unavailable).
-    known_user = current_user.is_authenticated and not g.get("database_unavailable")
+    known_user = not g.get("database_unavailable") and current_user.is_authenticated
     return choose_locale(
         current_app.config["LANGUAGES"],
         current_user.locale if known_user else None,

@@ -214,7 +214,7 @@ def _serve_test(campaign, participation, rng):
                 },
             ).first()
             if taken is not None:
-                # Locked above; with the commit, a round trip fewer while it is held.
+                # The sentence is locked above; its counters move with the commit.
                 bump_sentence(sentence_id, 1, deferred=True)
                 source, text_a, text_b = taken
                 pair = [(slot.system_a_id, text_a), (slot.system_b_id, text_b)]

@@ -1,5 +1,5 @@
 """One volunteer step: answer the current item and get the next, in one
-transaction. Used by the HTML form and the JSON endpoint alike."""
+transaction. Used by the HTML form and the JSON API alike."""
 import functools
 import logging
 import time

@@ -248,3 +248,24 @@ def test_no_database_connection_in_time_is_a_clean_503_too(app, volunteer, monke
     assert db_snapshot() == before
     monkeypatch.undo()
     assert client.post("/c/test/api/judgment", json=body, headers={"X-CSRFToken": token}).get_json()["status"] == "accepted"
+
+
+def test_a_database_error_before_the_user_is_loaded_is_a_503_page_for_a_visitor(app, volunteer, monkeypatch):
+    """The campaign's look-up fails first: the 503 page is made without the
+    database, as for a visitor, never by loading the volunteer (a 500)."""
+    from sqlalchemy.exc import OperationalError
+
+    from app import web
+    from app.services import security
+
+    client, _token = volunteer
+
+    def database_away(*args, **kwargs):
+        raise OperationalError("SELECT", {}, RuntimeError("the database system is shutting down"))
+
+    monkeypatch.setattr(web, "campaign_row", database_away)
+    monkeypatch.setattr(security, "user_from_session_id", database_away)
+    page = client.get("/c/test/")
+    assert page.status_code == 503
+    text = page.get_data(as_text=True)
+    assert "not saved" in text and "ane" not in text  # nobody's name: the page is a visitor's
