@@ -54,7 +54,7 @@ class YieldBeforeRequest:
     the same poll: every volunteer waits about one round. (Yielding after
     the request instead, until the loop is idle, held each answer until
     the whole round was served: p95 96-101 ms against 87-88 ms this way,
-    same throughput; docs/benchmarks.md, seventh round.)
+    same throughput; docs/benchmarks.md, "What made a difference".)
     """
 
     def __init__(self, wsgi_app):

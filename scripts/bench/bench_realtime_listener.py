@@ -1,106 +1,76 @@
-"""Socket.IO listeners for bench_realtime.py: many logged-in clients in one process.
+"""Many logged-in Socket.IO clients in one process, for bench_realtime.py and load.py.
 
 One gevent greenlet per client, each with its own WebSocket
-(``websocket-client``, monkey-patched by gevent) speaking the Engine.IO v4 /
-Socket.IO v5 text protocol directly, which is much lighter than a full
-``socketio.Client`` per connection:
+(``websocket-client``) speaking the Engine.IO v4 / Socket.IO v5 text
+protocol directly, much lighter than a ``socketio.Client`` each:
 
-    server: 0{"sid": ..., "pingInterval": ...}      Engine.IO open
-    client: 40                                       Socket.IO connect, namespace /
-    server: 40{"sid": ...}   (44{...} if refused)
-    client: 420["join", {"campaign": slug}]          event with ack id 0
-    server: 430[{"ok": true}]                        the ack
-    server: 42["ranking", {...}]  42["me", {...}]    events
-    server: 2   client: 3                            Engine.IO ping / pong
-
-Every "ranking" event is timestamped with ``time.time()`` as soon as the frame
-is read, then parsed; the client logs (collected, time) of each.
-
-Commands, one JSON object per line on stdin; one JSON answer per line on stdout:
-
-    {"cmd": "connect", "count": n}   connect and join until n clients are up
-    {"cmd": "collect"}               the rankings received since the last collect
-    {"cmd": "quit"}                  close every socket and exit
+    server: 0{"sid": ...}            client: 40                 connect, namespace /
+    server: 40{"sid": ...}           client: 420["join", {"campaign": slug}]
+    server: 430[{"ok": true}]        (the join's ack)
+    server: 42["ranking", {...}]     each timestamped with time.time() as it is read
+    server: 2                        client: 3                  ping / pong
 
 Started with a JSON job as argv[1]: {"host", "port", "slug", "cookies": [...],
-"connect_timeout", "concurrency", "source_addresses"}.
+"source_addresses": [...] (optional: one per network, as volunteers come)}.
+Commands, one JSON line each on stdin, answered by one JSON line on stdout:
+{"cmd": "connect", "count": n} (until n clients have joined), {"cmd":
+"collect"} (each client's [collected, received] since the last collect),
+{"cmd": "quit"}.
 """
 from gevent import monkey
 
 monkey.patch_all()
 
 import json  # noqa: E402
-import os  # noqa: E402
 import resource  # noqa: E402
 import socket  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 
 import gevent  # noqa: E402
+import websocket  # noqa: E402
 from gevent.fileobject import FileObjectPosix  # noqa: E402
 from gevent.lock import BoundedSemaphore  # noqa: E402
-import websocket  # noqa: E402
 
-
-def raise_fd_limit():
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if soft != hard:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-    return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+CONNECT_TIMEOUT = 30
 
 
 class Listener:
-    def __init__(self, job, number, cookie):
-        self.job = job
-        self.number = number
-        self.cookie = cookie
-        self.ws = None
-        self.joined = False
-        self.error = None
-        self.rankings = []  # (collected, time received)
-        self.me = 0
-        self.pings = 0
-        self.closed = False
+    def __init__(self, job, number):
+        self.job, self.number, self.cookie = job, number, job["cookies"][number]
+        self.ws, self.joined, self.closed, self.error, self.rankings = None, False, False, None, []
 
     def connect(self):
-        url = f"ws://{self.job['host']}:{self.job['port']}/socket.io/?EIO=4&transport=websocket"
-        timeout = self.job.get("connect_timeout", 20)
-        options = {}
+        host, port = self.job["host"], self.job["port"]
         addresses = self.job.get("source_addresses")
-        if addresses:  # as volunteers on their own networks (nginx's ip_hash tells them apart)
+        options = {}
+        if addresses:
             options["socket"] = socket.create_connection(
-                (self.job["host"], self.job["port"]), timeout, (addresses[self.number % len(addresses)], 0)
-            )
-        ws = websocket.create_connection(
-            url, timeout=timeout, cookie=self.cookie, skip_utf8_validation=True, enable_multithread=False, **options
-        )
-        self.ws = ws
-        opening = ws.recv()
-        if not opening.startswith("0"):
-            raise RuntimeError(f"no Engine.IO open packet: {opening[:80]!r}")
-        ws.send("40")
-        reply = ws.recv()
-        while reply == "2":  # a ping may come first
-            ws.send("3")
-            reply = ws.recv()
+                (host, port), CONNECT_TIMEOUT, (addresses[self.number % len(addresses)], 0))
+        self.ws = websocket.create_connection(
+            f"ws://{host}:{port}/socket.io/?EIO=4&transport=websocket", timeout=CONNECT_TIMEOUT,
+            cookie=self.cookie, skip_utf8_validation=True, enable_multithread=False, **options)
+        if not self.ws.recv().startswith("0"):
+            raise RuntimeError("no Engine.IO open packet")
+        self.ws.send("40")
+        reply = self.ws.recv()
+        while reply == "2":
+            self.ws.send("3")
+            reply = self.ws.recv()
         if not reply.startswith("40"):
             raise RuntimeError(f"Socket.IO connect refused: {reply[:120]!r}")
-        ws.send('420' + json.dumps(["join", {"campaign": self.job["slug"]}]))
-        # Wait for the ack, handling whatever comes first (the initial state).
+        self.ws.send("420" + json.dumps(["join", {"campaign": self.job["slug"]}]))
         while not self.joined:
-            self._handle(ws.recv())
-        ws.settimeout(None)
+            self.handle(self.ws.recv())
+        self.ws.settimeout(None)
 
-    def _handle(self, message):
+    def handle(self, message):
         received = time.time()
         if message.startswith("42"):
             event, payload = json.loads(message[2:])
             if event == "ranking":
                 self.rankings.append((payload["collected"], received))
-            elif event == "me":
-                self.me += 1
         elif message == "2":
-            self.pings += 1
             self.ws.send("3")
         elif message.startswith("43"):
             ack = json.loads(message[3:])
@@ -108,27 +78,21 @@ class Listener:
                 raise RuntimeError(f"join refused: {message[:120]!r}")
             self.joined = True
         elif message.startswith("41") or message == "1":
-            raise RuntimeError(f"disconnected by the server: {message[:80]!r}")
+            raise RuntimeError("disconnected by the server")
 
     def run(self, gate):
         try:
-            with gate:
+            with gate:  # a few handshakes at a time, as browsers arriving would
                 self.connect()
-        except Exception as exc:  # noqa: BLE001
-            self.error = f"connect: {exc!r}"[:300]
-            self.close()
-            return
-        try:
             while not self.closed:
                 message = self.ws.recv()
-                if message is None or message == "":
-                    if not self.ws.connected:
-                        raise RuntimeError("connection closed")
-                    continue
-                self._handle(message)
+                if not message and not self.ws.connected:
+                    raise RuntimeError("connection closed")
+                if message:
+                    self.handle(message)
         except Exception as exc:  # noqa: BLE001
             if not self.closed:
-                self.error = f"receive: {exc!r}"[:300]
+                self.error = repr(exc)[:300]
         finally:
             self.close()
 
@@ -136,7 +100,7 @@ class Listener:
         self.closed = True
         if self.ws is not None:
             try:
-                self.ws.send_close()  # no waiting for the server's reply
+                self.ws.send_close()
             except Exception:  # noqa: BLE001
                 pass
             self.ws.shutdown()
@@ -144,65 +108,41 @@ class Listener:
 
 def main():
     job = json.loads(sys.argv[1])
-    fd_limit = raise_fd_limit()
-    listeners = []
-    greenlets = []
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    listeners, greenlets, gate = [], [], BoundedSemaphore(50)
     stdin = FileObjectPosix(sys.stdin.fileno(), "rb")
 
     def answer(obj):
         sys.stdout.write(json.dumps(obj) + "\n")
         sys.stdout.flush()
 
-    started_cpu = os.times()
-    while True:
-        line = stdin.readline()
-        if not line:
-            break
+    while line := stdin.readline():
         command = json.loads(line)
         if command["cmd"] == "connect":
-            target = min(command["count"], len(job["cookies"]))
-            started = time.time()
-            fresh = []
-            while len(listeners) < target:
-                listener = Listener(job, len(listeners), job["cookies"][len(listeners)])
-                listeners.append(listener)
-                fresh.append(listener)
-            # A limited number of handshakes at a time, as browsers arriving would.
-            gate = BoundedSemaphore(job.get("concurrency", 50))
-            for listener in fresh:
-                greenlets.append(gevent.spawn(listener.run, gate))
-            deadline = time.time() + job.get("connect_timeout", 20) + 5
-            while time.time() < deadline and any(not l.joined and l.error is None for l in fresh):
+            started, fresh = time.time(), []
+            while len(listeners) < min(command["count"], len(job["cookies"])):
+                fresh.append(Listener(job, len(listeners)))
+                listeners.append(fresh[-1])
+            greenlets += [gevent.spawn(listener.run, gate) for listener in fresh]
+            deadline = time.time() + CONNECT_TIMEOUT + 5
+            while time.time() < deadline and any(not x.joined and x.error is None for x in fresh):
                 gevent.sleep(0.05)
-            up = sum(1 for l in listeners if l.joined and not l.closed)
-            errors = [l.error for l in listeners if l.error]
-            answer({
-                "connected": up,
-                "wanted": target,
-                "seconds": time.time() - started,
-                "errors": len(errors),
-                "first_errors": errors[:3],
-                "fd_limit": fd_limit,
-            })
+            errors = [x.error for x in listeners if x.error]
+            answer({"connected": sum(1 for x in listeners if x.joined and not x.closed),
+                    "seconds": time.time() - started, "errors": len(errors), "first_errors": errors[:3]})
         elif command["cmd"] == "collect":
             rankings = []
             for listener in listeners:
                 rankings.append(listener.rankings)
                 listener.rankings = []
-            cpu = os.times()
-            answer({
-                "rankings": rankings,
-                "alive": sum(1 for l in listeners if l.joined and not l.closed),
-                "errors": [l.error for l in listeners if l.error][:3],
-                "pings": sum(l.pings for l in listeners),
-                "me": sum(l.me for l in listeners),
-                "cpu": cpu.user + cpu.system - started_cpu.user - started_cpu.system,
-            })
+            answer({"rankings": rankings, "alive": sum(1 for x in listeners if x.joined and not x.closed),
+                    "errors": [x.error for x in listeners if x.error][:3]})
         elif command["cmd"] == "quit":
             break
     for listener in listeners:
         listener.closed = True
-    gevent.killall(greenlets, timeout=10)  # each closes its own socket
+    gevent.killall(greenlets, timeout=10)
     answer({"quit": True})
 
 
