@@ -87,10 +87,18 @@ class Campaign(db.Model):
     # A judgment faster than this many seconds per word of the two
     # translations is flagged (1.5 s for two 20-word translations).
     fast_seconds_per_word = db.Column(db.Float, nullable=False, default=0.0375)
+    # The signs that hold a volunteer for review (services/holds.py): the
+    # binomial tests need this many test answers (0: off) and a p-value
+    # below hold_alpha; hold_fast_run answers below the reading floor in a
+    # row (0: off).
+    hold_min_tests = db.Column(db.Integer, nullable=False, default=20)
+    hold_alpha = db.Column(db.Float, nullable=False, default=0.0001)
+    hold_fast_run = db.Column(db.Integer, nullable=False, default=5)
     # Maintained counters.
     target_judgments = db.Column(db.Integer, nullable=False, default=0)
     collected_judgments = db.Column(db.Integer, nullable=False, default=0)
     over_collected = db.Column(db.Integer, nullable=False, default=0)
+    equal_judgments = db.Column(db.Integer, nullable=False, default=0)  # the crowd's "equal" answers
     next_ticket = db.Column(db.Integer, nullable=False, default=1)
     # Salt of the pseudonymous volunteer ids in exports (stable per campaign).
     pseudonym_salt = db.Column(db.String(32), nullable=False, default=lambda: secrets.token_hex(16))
@@ -194,7 +202,10 @@ class Participation(db.Model):
     joined_at = db.Column(db.DateTime, nullable=False, default=utcnow)
     items_served = db.Column(db.Integer, nullable=False, default=0)
     items_answered = db.Column(db.Integer, nullable=False, default=0)
-    # When items_answered last changed: the leaderboard tie-break.
+    # Answers that count toward tickets and the ranking: not faster than
+    # the reading floor (quality.too_fast).
+    items_counted = db.Column(db.Integer, nullable=False, default=0)
+    # When items_counted last changed: the leaderboard tie-break.
     reached_count_at = db.Column(db.DateTime)
     controls_seen_all = db.Column(db.Boolean, nullable=False, default=False)
     controls_answered = db.Column(db.Integer, nullable=False, default=0)
@@ -202,6 +213,16 @@ class Participation(db.Model):
     dismissed_at = db.Column(db.DateTime)
     dismissed_reason = db.Column(db.String(200))
     finished_at = db.Column(db.DateTime)  # nothing left to judge
+    # Held for review (services/holds.py): out of the ranking and the
+    # published tickets until an organiser clears or dismisses them.
+    held_at = db.Column(db.DateTime)
+    held_reason = db.Column(db.String(40))
+    # The signs' counters, on test items answered since joining or since
+    # the last hold was cleared.
+    tests_left = db.Column(db.Integer, nullable=False, default=0)
+    tests_right = db.Column(db.Integer, nullable=False, default=0)
+    tests_equal = db.Column(db.Integer, nullable=False, default=0)
+    fast_run = db.Column(db.Integer, nullable=False, default=0)
 
     user = db.relationship("User", lazy="joined")
     campaign = db.relationship("Campaign")
@@ -209,6 +230,10 @@ class Participation(db.Model):
     @property
     def is_dismissed(self):
         return self.dismissed_at is not None
+
+    @property
+    def is_held(self):
+        return self.held_at is not None
 
 
 class Item(db.Model):
