@@ -1,6 +1,7 @@
 """Command-line entry points: ``flask campaign ...``, ``flask user ...``, ``flask demo``."""
 import os
 import secrets
+import tomllib
 
 import click
 from flask import current_app
@@ -9,7 +10,7 @@ from sqlalchemy import select
 
 from .extensions import db
 from .models import ROLES, Campaign, User, utcnow
-from .services import accounts
+from .services import accounts, importer
 from .services.importer import CampaignFormatError, create_campaign, read_campaign
 
 DEMO_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "demo")
@@ -49,6 +50,30 @@ def import_command(path, dry_run, status):
         f"{verb}: {spec.slug}: {len(spec.sources)} sentences, {len(spec.systems)} systems "
         f"({pairs} pairs), {len(spec.controls)} controls."
     )
+
+
+@campaign_cli.command("settings")
+@click.argument("slug")
+@click.argument("changes", nargs=-1)
+def settings_command(slug, changes):
+    """Show a campaign's settings, or change live ones: NAME=VALUE ..."""
+    campaign = _campaign(slug)
+    if changes:
+        raw = {}
+        for change in changes:
+            name, sep, value = change.partition("=")
+            try:
+                raw[name.strip()] = tomllib.loads(f"v = {value.strip()}")["v"] if sep else None
+            except tomllib.TOMLDecodeError:
+                raise click.ClickException(f"{change!r}: a value must be a number or a quoted string") from None
+        try:
+            importer.change_settings(campaign, raw)
+        except importer.CampaignFormatError as exc:
+            raise click.ClickException(exc.message) from None
+        db.session.commit()
+    for name in importer.SETTINGS:
+        changeable = " (may change while the campaign runs)" if name in importer.LIVE_SETTINGS else ""
+        click.echo(f"{name} = {getattr(campaign, name)}{changeable}")
 
 
 @campaign_cli.command("list")

@@ -272,7 +272,9 @@ def _taken_due(campaign_id, participation_id):
 
 
 IN_CHUNK = 500
-_COUNTS_OF = select(Participation.id, Participation.items_answered, Participation.dismissed_at).where(
+_COUNTS_OF = select(
+    Participation.id, Participation.items_counted, Participation.dismissed_at, Participation.held_at
+).where(
     Participation.id.in_(bindparam("participation_ids", expanding=True))
 )
 
@@ -284,11 +286,12 @@ def _personal_payloads(ranking, participation_ids):
     for start in range(0, len(participation_ids), IN_CHUNK):  # a bounded number of parameters per query
         chunk = participation_ids[start:start + IN_CHUNK]
         rows = db.session.execute(_COUNTS_OF, {"participation_ids": chunk})
-        live = {participation_id: answered for participation_id, answered, dismissed_at in rows if dismissed_at is None}
+        live = {participation_id: (counted, held_at is not None)
+                for participation_id, counted, dismissed_at, held_at in rows if dismissed_at is None}
         counts.update(live)
         tickets.update(ticket_numbers_of(list(live)))
     return {
-        participation_id: ranking.personal_payload(participation_id, counts[participation_id], tickets[participation_id])
+        participation_id: ranking.personal_payload(participation_id, *counts[participation_id], tickets[participation_id])
         if participation_id in counts
         else {"rank": None, "count": 0, "around": [], "tickets": [], "dismissed": True}
         for participation_id in participation_ids

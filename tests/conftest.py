@@ -4,7 +4,7 @@ from app.extensions import db
 from app.services.importer import create_campaign, read_campaign
 from browser import browser  # noqa: F401 (the session's Chromium, for every folder)
 from databases import fresh_schema
-from helpers import build_app, write_campaign
+from helpers import QUIET_SIGNS, build_app, write_campaign
 
 
 
@@ -53,7 +53,7 @@ def client(app):
 @pytest.fixture
 def make_campaign(app, tmp_path):
     def make(**kwargs):
-        folder = write_campaign(str(tmp_path / "campaign"), **kwargs)
+        folder = write_campaign(str(tmp_path / "campaign"), **(QUIET_SIGNS | kwargs))
         campaign = create_campaign(read_campaign(folder))
         db.session.commit()
         return campaign

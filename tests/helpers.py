@@ -7,6 +7,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 DEMO = os.path.join(os.path.dirname(HERE), "app", "demo", "en-eu")
 
 
+# Tests answer in microseconds and often pick one side: the campaigns of
+# make_campaign and add_campaign have the reading floor and the signs that
+# hold a volunteer off, unless a test sets them (tests/security/test_holds.py).
+QUIET_SIGNS = {"fast_seconds_per_word": 0, "hold_min_tests": 0, "hold_fast_run": 0}
+
+
 def write_campaign(folder, sentences=12, systems=("A", "B", "C"), controls=20, identical=(), **settings):
     """Write a small valid campaign folder; returns its path."""
     os.makedirs(os.path.join(folder, "systems"), exist_ok=True)

@@ -143,3 +143,23 @@ def test_cli_import_dry_run_and_errors(app, folder):
     _append(os.path.join(folder, "source.txt"), "\n\n")
     result = runner.invoke(args=["campaign", "import", "--dry-run", folder])
     assert result.exit_code == 1 and "source.txt:7: empty line" in result.output
+
+
+def test_cli_changes_live_settings_only_and_checks_them(app, folder):
+    runner = app.test_cli_runner()
+    assert runner.invoke(args=["campaign", "import", folder]).exit_code == 0
+    shown = runner.invoke(args=["campaign", "settings", "test"])
+    assert shown.exit_code == 0 and "hold_min_tests = 20 (may change while the campaign runs)" in shown.output
+    changed = runner.invoke(args=["campaign", "settings", "test", "hold_min_tests=30", "fast_seconds_per_word=0.05"])
+    assert changed.exit_code == 0 and "hold_min_tests = 30" in changed.output
+    for refused, why in [(["judgments_per_pair=2"], "cannot change while the campaign runs"),
+                         (["hold_min_tests=-1"], "must be an integer >= 0"),
+                         (["hold_alpha=abc"], "a value must be a number"),
+                         (["hold_fast_run=2", "nonsense=1"], "unknown setting(s): nonsense")]:
+        result = runner.invoke(args=["campaign", "settings", "test", *refused])
+        assert result.exit_code == 1 and why in result.output, refused
+    campaign = db.session.scalar(select(Campaign))
+    db.session.refresh(campaign)
+    # The refused changes changed nothing, not even their valid parts.
+    assert (campaign.hold_min_tests, campaign.fast_seconds_per_word, campaign.hold_fast_run) == (30, 0.05, 5)
+    assert campaign.judgments_per_pair == 5

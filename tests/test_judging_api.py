@@ -54,8 +54,9 @@ def test_a_judgment_answers_with_the_next_item_and_the_sites_headers(client, mak
     response = client.post("/c/test/api/judgment", json=_answer(item), headers=headers)
     assert response.status_code == 200 and response.mimetype == "application/json"
     data = response.get_json()
-    assert set(data) == {"status", "answered", "tickets", "new_ticket", "item", "mine"}
-    assert data["status"] == "accepted" and data["answered"] == 1 and data["item"]["position"] == 2
+    assert set(data) == {"status", "answered", "counted", "held", "tickets", "new_ticket", "item", "mine"}
+    assert data["status"] == "accepted" and data["answered"] == 1 and data["counted"] and not data["held"]
+    assert data["item"]["token"] != item["token"] and "position" not in data["item"]
     assert "You have judged 1 sentence." in data["mine"]
     page = client.get("/c/test/welcome")
     for name in ("Content-Security-Policy", "X-Content-Type-Options", "X-Frame-Options", "Referrer-Policy"):

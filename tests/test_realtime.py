@@ -140,7 +140,7 @@ def _ranked(app, counts, hidden=()):
     for n, count in enumerate(counts):
         user = accounts.create_user(f"p{n}@example.org", f"p{n}", "password-123", hide_from_ranking=n in hidden)
         p = accounts.join_campaign(user, campaign, "B1-B2", "C1-C2")
-        p.items_answered = count
+        p.items_answered = p.items_counted = count
         p.reached_count_at = start + timedelta(minutes=n)
         people.append(p)
     db.session.commit()
@@ -301,7 +301,7 @@ def test_a_reconnected_socket_catches_up_at_once(app, make_campaign):
     realtime.flush()
     again = _socket(app, alice)
     assert _events(again, "me")[-1] == {
-        "rank": 1, "count": 10, "tickets": [1],
+        "rank": 1, "count": 10, "held": False, "tickets": [1],
         "around": [{"r": 1, "n": "vol1", "c": 10, "me": True}, {"r": 2, "n": "vol2", "c": 2}],
     }
     assert _events(again, "ranking")[-1]["collected"] == 10 - 4  # controls at items 1, 2, 5, 10; Bob: two controls

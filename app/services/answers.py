@@ -12,8 +12,8 @@ from sqlalchemy.orm.attributes import set_committed_value
 
 from ..database import execute
 from ..extensions import db
-from ..models import Control, Item, Output
-from . import quality, rewards
+from ..models import Control, Item, Output, Sentence
+from . import holds, quality, rewards
 from .counters import change_holds, count_for_campaign, set_counters
 from .reservations import release_hold
 
@@ -26,9 +26,10 @@ _ANSWER = (
     .values(**{key: bindparam(f"new_{key}", type_=getattr(Item, key).type) for key in _ANSWERED})
 )
 _shown_left, _shown_right = aliased(Output), aliased(Output)
-# The current item with the texts it showed (for the reading speed), in one statement.
+# The current item with the texts it showed (for the reading floor), in one statement.
 _CURRENT_ITEM_TEXTS = (
-    select(Item, _shown_left.text, _shown_right.text, Control.better, Control.worse)
+    select(Item, Sentence.source, _shown_left.text, _shown_right.text, Control.source, Control.better, Control.worse)
+    .outerjoin(Sentence, Sentence.id == Item.sentence_id)
     .outerjoin(
         _shown_left,
         (_shown_left.sentence_id == Item.sentence_id) & (_shown_left.system_id == Item.left_system_id),
@@ -60,13 +61,17 @@ class Outcome:
     item: Item = None
     new_ticket: int = None  # the number of a ticket won (on PostgreSQL made with the commit: None)
     dismissal_reason: str = None
+    counted: bool = True  # False: below the reading floor, no progress
 
 
 def submit(campaign, participation, token, choice, now):
     """Record the answer to the volunteer's current item, exactly once.
 
     A token that is not the current item's (a double click, a resubmitted
-    form, a replayed request) changes nothing and returns "stale".
+    form, a replayed request) changes nothing and returns "stale". An answer
+    below the reading floor is stored but counts toward no ticket or
+    ranking place; one after the campaign closed wins no ticket (the
+    published list is final then).
     """
     if choice not in CHOICES:
         raise ValueError("invalid choice")
@@ -78,7 +83,7 @@ def submit(campaign, participation, token, choice, now):
     seconds = max(0.0, (now - item.served_at).total_seconds())
     too_fast = bool(campaign.fast_seconds_per_word) and quality.too_fast(
         seconds,
-        sum(len(text.split()) for text in row[1:] if text is not None),
+        sum(len(text.split()) for text in row[1:] if text is not None),  # source and both translations
         campaign.fast_seconds_per_word,
     )
     answer = dict(answered_at=now, choice=choice, seconds=seconds, passed=passed, holding=False, too_fast=too_fast)
@@ -90,25 +95,45 @@ def submit(campaign, participation, token, choice, now):
         # comes back as a judgment beyond the reservation. With the commit,
         # in the lock order (sentence, slot, campaign).
         change_holds(item.slot_id, item.sentence_id, 0 if item.holding else 1, 1, deferred=True)
-        count_for_campaign(campaign.id, collected=1, over_slot=item.slot_id)
+        count_for_campaign(campaign.id, collected=1, over_slot=item.slot_id, equal=int(choice == "equal"))
     # The row now holds exactly these values (the update above matched it).
     for key, value in answer.items():
         set_committed_value(item, key, value)
-    counters = dict(items_answered=item.position, reached_count_at=now)
+    counted = not too_fast
+    counters = dict(items_answered=item.position, fast_run=0 if counted else participation.fast_run + 1)
+    if counted:
+        counters.update(items_counted=participation.items_counted + 1, reached_count_at=now)
     if item.is_control:
         counters.update(
             controls_answered=participation.controls_answered + 1,
             controls_failed=participation.controls_failed + (0 if passed else 1),
         )
+    else:
+        counters.update({key: getattr(participation, key) + n for key, n in holds.test_counts(choice).items()})
     set_counters(participation, **counters)
     reason = _check_controls(campaign, participation, item)
     if reason:
         dismiss(campaign, participation, reason, now)
         return Outcome("dismissed", item=item, dismissal_reason=reason)
+    _check_signs(campaign, participation, now)
     ticket = None
-    if rewards.earns_ticket(item.position, campaign.raffle_every):
+    if counted and campaign.is_serving_at(now) and rewards.earns_ticket(participation.items_counted, campaign.raffle_every):
         ticket = rewards.award_ticket(campaign.id, participation.id, item.position, now)
-    return Outcome("accepted", item=item, new_ticket=ticket)
+    return Outcome("accepted", item=item, new_ticket=ticket, counted=counted)
+
+
+def _check_signs(campaign, participation, now):
+    """Hold the volunteer for review when their answers show a sign
+    (``holds.sign``); a held volunteer stays held until an organiser acts."""
+    if participation.is_held:
+        return
+    share = holds.crowd_equal_share(campaign.equal_judgments, campaign.collected_judgments)
+    found = holds.sign(
+        participation.tests_left, participation.tests_right, participation.tests_equal, participation.fast_run,
+        share, min_tests=campaign.hold_min_tests, alpha=campaign.hold_alpha, fast_limit=campaign.hold_fast_run,
+    )
+    if found is not None:
+        set_counters(participation, held_at=now, held_reason=found)
 
 
 def _check_controls(campaign, participation, item):
@@ -138,7 +163,7 @@ def dismiss(campaign, participation, reason, now):
     items = db.session.scalars(
         select(Item).where(Item.participation_id == participation.id, Item.discarded_at.is_(None))
     ).all()
-    discarded = 0
+    discarded = equal = 0
     for item in items:
         if item.answered_at is None:
             release_hold(item)
@@ -148,6 +173,7 @@ def dismiss(campaign, participation, reason, now):
         if item.slot_id is not None:
             change_holds(item.slot_id, item.sentence_id, -1, -1)
             discarded += 1
+            equal += item.choice == "equal"
     if discarded:
-        count_for_campaign(campaign.id, collected=-discarded)
+        count_for_campaign(campaign.id, collected=-discarded, equal=-equal)
     rewards.void_tickets(participation.id, now)

@@ -48,9 +48,14 @@ _COUNT_JUDGMENTS = (
         + select(func.count())
         .where(Slot.id == bindparam("over_slot", type_=Slot.id.type), Slot.collected > Slot.target)
         .scalar_subquery(),
+        equal_judgments=Campaign.equal_judgments + bindparam("equal", type_=Campaign.equal_judgments.type),
     )
 )
-VOLUNTEER_COUNTERS = ("items_served", "items_answered", "reached_count_at", "controls_answered", "controls_failed")
+# A volunteer's counters and hold, written by one statement with the commit.
+VOLUNTEER_COUNTERS = (
+    "items_served", "items_answered", "items_counted", "reached_count_at", "controls_answered", "controls_failed",
+    "tests_left", "tests_right", "tests_equal", "fast_run", "held_at", "held_reason",
+)
 _SAVE_COUNTERS = (
     update(Participation.__table__)
     .where(Participation.id == bindparam("participation_id"))
@@ -85,16 +90,16 @@ def change_holds(slot_id, sentence_id, pending_delta, collected_delta=0, deferre
     )
 
 
-def count_for_campaign(campaign_id, collected=0, over_slot=None):
+def count_for_campaign(campaign_id, collected=0, over_slot=None, equal=0):
     """Change the campaign's judgment counters when the transaction commits.
     ``over_slot``: a slot just collected (by a statement run before the
     counters); one more over-collected judgment if it now has more than its
-    target."""
+    target. ``equal``: judgments answered "equal" (the crowd's share)."""
     counts = db.session.info.setdefault(_CAMPAIGNS, {})
-    before = counts.get(campaign_id, (0, None))
+    before = counts.get(campaign_id, (0, None, 0))
     if over_slot is not None and before[1] is not None:
         raise ValueError("one collected slot per campaign and transaction")
-    counts[campaign_id] = (before[0] + collected, over_slot or before[1])
+    counts[campaign_id] = (before[0] + collected, over_slot or before[1], before[2] + equal)
 
 
 def set_counters(participation, **values):
@@ -117,8 +122,8 @@ def _write_counters(session):
                           **{f"new_{key}": getattr(participation, key) for key in VOLUNTEER_COUNTERS}})
         for participation_id, participation in sorted(volunteers.items())
     ] + [
-        (_COUNT_JUDGMENTS, {"campaign_id": campaign_id, "collected": collected, "over_slot": slot})
-        for campaign_id, (collected, slot) in sorted(campaigns.items())
+        (_COUNT_JUDGMENTS, {"campaign_id": campaign_id, "collected": collected, "over_slot": slot, "equal": equal})
+        for campaign_id, (collected, slot, equal) in sorted(campaigns.items())
         if collected or slot
     ]
     run_at_commit(statements)

@@ -21,17 +21,19 @@ _UNKNOWN = object()
 class Step:
     status: str  # ok, accepted, stale, dismissed, finished, closed, capped
     item: object = None
-    answered: int = 0
+    answered: int = 0  # answers that count (participation.items_counted)
     tickets: tuple = ()
     new_ticket: int = None
     dismissal_reason: str = None
     texts: tuple = None  # (source, left, right) of ``item``, read in the step's transaction
     presented: object = None  # what ``present`` made of the step, before the commit
     participation_id: int = None
+    counted: bool = True  # False: the answer was below the reading floor
+    held: bool = False  # held for review (services/holds.py)
 
 
 def _finish(campaign, participation, tickets, status, now, rng, new_ticket=None, reason=None, current=_UNKNOWN,
-            present=None):
+            present=None, counted=True):
     """Complete a step: the item to show (serving one if needed), then commit.
 
     ``tickets`` are the volunteer's valid ticket numbers (as read with the lock,
@@ -57,12 +59,14 @@ def _finish(campaign, participation, tickets, status, now, rng, new_ticket=None,
     step = Step(
         status=status,
         item=item,
-        answered=participation.items_answered,
+        answered=participation.items_counted,
         tickets=tickets if not participation.is_dismissed else (),
         new_ticket=new_ticket,
         dismissal_reason=reason,
         texts=item_texts(item) if item is not None else None,
         participation_id=participation.id,
+        counted=counted,
+        held=participation.is_held,
     )
     if present is None:
         db.session.commit()
@@ -152,8 +156,7 @@ def answer(campaign, participation_id, token, choice, now, rng, present=None):
     recorded = _record(campaign, participation_id, token, choice, now)
     if recorded is None:
         return None
-    status, ticket, reason = recorded
-    return _next_after(campaign, participation_id, status, ticket, reason, now, rng, present)
+    return _next_after(campaign, participation_id, *recorded, now, rng, present)
 
 
 @retrying
@@ -168,13 +171,14 @@ def _record(campaign, participation_id, token, choice, now):
     _commit_keeping_objects()
     # On PostgreSQL a ticket won is made by the commit (rewards.award_ticket).
     ticket = outcome.new_ticket if outcome.new_ticket is not None else rewards.ticket_made_at_commit()
-    return outcome.status, ticket, outcome.dismissal_reason
+    return outcome.status, ticket, outcome.dismissal_reason, outcome.counted
 
 
 @retrying
-def _next_after(campaign, participation_id, status, ticket, reason, now, rng, present):
+def _next_after(campaign, participation_id, status, ticket, reason, counted, now, rng, present):
     participation, tickets = _lock(campaign, participation_id)  # the new ticket is among them
-    return _finish(campaign, participation, tickets, status, now, rng, ticket, reason, present=present)
+    return _finish(campaign, participation, tickets, status, now, rng, ticket, reason, present=present,
+                   counted=counted)
 
 
 @retrying
@@ -190,7 +194,7 @@ def _answer_and_next(campaign, participation_id, token, choice, now, rng, presen
     # After an accepted answer the volunteer has no unanswered item left.
     current = None if outcome.status == "accepted" else _UNKNOWN
     return _finish(campaign, participation, tickets, outcome.status, now, rng, ticket, outcome.dismissal_reason,
-                   current=current, present=present)
+                   current=current, present=present, counted=outcome.counted)
 
 
 _left, _right = aliased(Output), aliased(Output)
@@ -233,10 +237,13 @@ def well_formed_answer(data):
 
 
 def step_payload(step):
-    """The JSON form of a step. Nothing in it tells a control from a test."""
+    """The JSON form of a step. Nothing in it tells a control from a test
+    (not even the item's position: the control schedule is public)."""
     payload = {
         "status": step.status,
         "answered": step.answered,
+        "counted": step.counted,
+        "held": step.held,
         "tickets": list(step.tickets),
         "new_ticket": step.new_ticket,
         "item": None,
@@ -245,7 +252,6 @@ def step_payload(step):
         source, left, right = step.texts if step.texts is not None else item_texts(step.item)
         payload["item"] = {
             "token": step.item.token,
-            "position": step.item.position,
             "source": source,
             "left": left,
             "right": right,

@@ -151,15 +151,40 @@ def _require(data, key, kind=str):
     return value.strip() if kind is str else value
 
 
+# Settings an organiser may change while the campaign runs (``change_settings``):
+# the others decide how many judgments the campaign holds and who saw what.
+LIVE_SETTINGS = ("daily_cap", "fast_seconds_per_word", "hold_min_tests", "hold_alpha", "hold_fast_run")
+
+
 def _settings(data):
     raw = data.get("settings", {})
     if not isinstance(raw, dict):
         raise CampaignFormatError("campaign.toml", None, "[settings] must be a table")
-    unknown = set(raw) - set(SETTINGS)
+    return checked_settings(raw, SETTINGS)
+
+
+def change_settings(campaign, raw):
+    """Change settings of a running campaign (only LIVE_SETTINGS); the
+    values are checked as the importer checks them. Returns them."""
+    fixed = sorted(set(raw) & set(SETTINGS) - set(LIVE_SETTINGS))
+    if fixed:
+        raise CampaignFormatError("campaign.toml", None, f"cannot change while the campaign runs: {', '.join(fixed)}")
+    settings = checked_settings(raw, {name: SETTINGS[name] for name in LIVE_SETTINGS}, defaults=False)
+    for name, value in settings.items():
+        setattr(campaign, name, value)
+    return settings
+
+
+def checked_settings(raw, known, defaults=True):
+    """The settings of ``raw`` checked against ``known`` (name: (type,
+    default, minimum)), with the defaults of the missing ones if ``defaults``."""
+    unknown = set(raw) - set(known)
     if unknown:
         raise CampaignFormatError("campaign.toml", None, f"unknown setting(s): {', '.join(sorted(unknown))}")
     settings = {}
-    for name, (kind, default, minimum) in SETTINGS.items():
+    for name, (kind, default, minimum) in known.items():
+        if name not in raw and not defaults:
+            continue
         value = raw.get(name, default)
         if name == "failure_cutoff":
             try:

@@ -1,8 +1,10 @@
 """The contributors' ranking, from one service with explicit invalidation.
 
-Order: more items answered first; on equal counts, whoever reached that
-count earlier ranks higher (then the earlier participant). Dismissed
-volunteers and volunteers with no answer yet are not ranked. A volunteer who
+Order: more answers that count first (``Participation.items_counted``: not
+below the reading floor); on equal counts, whoever reached that count
+earlier ranks higher (then the earlier participant). Dismissed volunteers,
+volunteers held for review and volunteers with no counted answer yet are
+not ranked. A volunteer who
 hides their name appears as anonymous (``name`` None) to everybody else.
 """
 import threading
@@ -71,10 +73,12 @@ class Ranking:
             "last": self.last_comer,
         }
 
-    def personal_payload(self, participation_id, count, tickets):
+    def personal_payload(self, participation_id, count, held, tickets):
+        """``held``: under review (the volunteer is told, neutrally; they have no rank meanwhile)."""
         return {
             "rank": self.rank_of(participation_id),
             "count": count,
+            "held": held,
             "around": self.around(participation_id),
             "tickets": list(tickets),
         }
@@ -83,15 +87,16 @@ class Ranking:
 def build(campaign_id):
     """One query for the ranking, one for the last comer and the counts."""
     rows = db.session.execute(
-        select(Participation.id, User.id, User.username, User.hide_from_ranking, Participation.items_answered)
+        select(Participation.id, User.id, User.username, User.hide_from_ranking, Participation.items_counted)
         .join(User, User.id == Participation.user_id)
         .where(
             Participation.campaign_id == campaign_id,
             Participation.dismissed_at.is_(None),
-            Participation.items_answered > 0,
+            Participation.held_at.is_(None),
+            Participation.items_counted > 0,
         )
         .order_by(
-            Participation.items_answered.desc(),
+            Participation.items_counted.desc(),
             Participation.reached_count_at.asc(),
             Participation.id.asc(),
         )

@@ -52,7 +52,9 @@ def dismissal_reason(position, answered_control, results, *, first, check_every,
 
 
 def too_fast(seconds, words, seconds_per_word=0.0375, minimum=0.5):
-    """Faster than anyone can read the two translations (flagged, not punished)."""
+    """Faster than anyone can read the item: ``words`` of the source and both
+    translations (the campaign's reading floor). Such an answer is stored,
+    marked, and counts toward no ticket or ranking place."""
     if not seconds_per_word:
         return False
     return seconds < max(minimum, words * seconds_per_word)

@@ -15,15 +15,17 @@ class Contribution:
     answered: int
     tickets: list
     dismissed: bool
+    held: bool = False
 
 
 def participation_summary(participation):
     return Contribution(
         campaign_name=participation.campaign.name,
         campaign_slug=participation.campaign.slug,
-        answered=participation.items_answered,
+        answered=participation.items_counted,
         tickets=[] if participation.is_dismissed else ticket_numbers(participation.id),
         dismissed=participation.is_dismissed,
+        held=participation.is_held,
     )
 
 

@@ -22,10 +22,12 @@ def _catalogue():
     return catalogue
 
 
-def tickets_summary(answered, tickets, raffle_every):
-    """HTML: "You have judged N sentences." and the raffle numbers (or how
-    to earn one). The catalogue's messages are trusted, as in the templates;
-    every value filled in is a number (``%d``), so nothing needs escaping."""
+def tickets_summary(answered, tickets, raffle_every, under_review=False):
+    """HTML: "You have judged N sentences." (the answers that count) and the
+    raffle numbers (or how to earn one); ``under_review``: a neutral word
+    that the volunteer is held for review. The catalogue's messages are
+    trusted, as in the templates; every value filled in is a number (``%d``),
+    so nothing needs escaping."""
     catalogue = _catalogue()
     judged = catalogue.ungettext(
         "You have judged %(num)d sentence.", "You have judged %(num)d sentences.", answered
@@ -40,4 +42,10 @@ def tickets_summary(answered, tickets, raffle_every):
             "Every %(num)d sentence earns a raffle number.", "Every %(num)d sentences earn a raffle number.",
             raffle_every,
         ) % {"num": raffle_every}
-    return Markup(f'<p class="mine">\n  <span>{judged}</span>\n  <span>{held}</span>\n</p>')
+    review = ""
+    if under_review:
+        review = '\n  <span class="review">%s</span>' % catalogue.ugettext(
+            "The organisers are reviewing your answers. Until they have, your name is not in the ranking "
+            "and your raffle numbers are not in the draw. You may go on judging."
+        )
+    return Markup(f'<p class="mine">\n  <span>{judged}</span>\n  <span>{held}</span>{review}\n</p>')

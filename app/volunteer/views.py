@@ -87,6 +87,9 @@ def evaluate(slug):
         step = judge(campaign, participation.id, form.token.data, form.choice.data)
         if step.status == "stale":
             flash(_("That answer was already recorded or is out of date; here is your current sentence."), "info")
+        elif not step.counted:
+            flash(_("That answer came faster than the sentences can be read: it is kept, but it does not count "
+                    "toward the ranking or the raffle."), "info")
     else:
         for error in form.choice.errors if request.method == "POST" else ():
             flash(error, "error")
@@ -105,7 +108,7 @@ def evaluate(slug):
         form=form,
         texts={"source": source, "left": left, "right": right},
         board=ranking.public_payload(),
-        me=ranking.personal_payload(participation.id, step.answered, step.tickets),
+        me=ranking.personal_payload(participation.id, step.answered, step.held, step.tickets),
     )
 
 
@@ -172,7 +175,7 @@ def _summary_of(campaign):
     commit expires what it reads)."""
     def payload(step):
         made = evaluation.step_payload(step)
-        made["mine"] = str(tickets_summary(step.answered, step.tickets, campaign.raffle_every))
+        made["mine"] = str(tickets_summary(step.answered, step.tickets, campaign.raffle_every, step.held))
         return made
 
     return payload

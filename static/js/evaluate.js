@@ -55,6 +55,8 @@
     var latest = data.new_ticket || won[won.length - 1];
     if (latest) {
       notice(i18n.ticket.replace("%(number)s", latest), "ticket");
+    } else if (data.counted === false) {
+      notice(i18n.not_counted, "info");
     } else if (data.status === "stale") {
       // A resend found its answer already counted (the first attempt's
       // response was lost): nothing to say, and any ticket notice the live

@@ -1,13 +1,15 @@
 """Helpers of the security tests (imported as ``security_helpers``)."""
 
 import os
+import random
 import re
+from datetime import datetime, timedelta
 from html.parser import HTMLParser
 
 from sqlalchemy import func, select
 
 from app.extensions import db
-from app.services import accounts
+from app.services import accounts, evaluation
 
 STRONG = "correct horse 1"
 
@@ -134,9 +136,9 @@ def row_counts():
 def add_campaign(tmp_path, name="campaign", slug="test", **kwargs):
     """A small campaign (helpers.write_campaign) in the current app."""
     from app.services.importer import create_campaign, read_campaign
-    from helpers import write_campaign
+    from helpers import QUIET_SIGNS, write_campaign
 
-    folder = write_campaign(str(tmp_path / name), **kwargs)
+    folder = write_campaign(str(tmp_path / name), **(QUIET_SIGNS | kwargs))
     manifest = os.path.join(folder, "campaign.toml")
     with open(manifest, encoding="utf-8") as handle:
         text = handle.read().replace('slug = "test"', f'slug = "{slug}"', 1)
@@ -156,3 +158,28 @@ def db_snapshot():
             (tuple(map(repr, row)) for row in db.session.execute(table.select())), key=repr
         )
     return snapshot
+
+
+START = datetime(2026, 3, 2, 9, 0, 0)
+
+
+def join_volunteer(campaign, name, address=None):
+    user = accounts.create_user(f"{name}@example.org", name, "correct horse 1", signup_address=address)
+    participation = accounts.join_campaign(user, campaign, "B1-B2", "C1-C2", now=START)
+    db.session.commit()
+    return participation
+
+
+def judge_items(campaign, participation, choices, gaps, start=START):
+    """Answer items with the given choices, each ``gap`` seconds after it was served."""
+    rng = random.Random(7)
+    now = start
+    statuses = []
+    for choice, gap in zip(choices, gaps):
+        step = evaluation.show(campaign, participation.id, now, rng)
+        if step.item is None:
+            statuses.append(step.status)
+            break
+        now += timedelta(seconds=gap)
+        statuses.append(evaluation.answer(campaign, participation.id, step.item.token, choice, now, rng).status)
+    return statuses

@@ -16,7 +16,7 @@ from app.extensions import db, socketio
 from app.models import Control, Participation, User
 from app.services import accounts
 from app.services.importer import create_campaign, read_campaign
-from helpers import csrf_token, register
+from helpers import QUIET_SIGNS, csrf_token, register
 from security_helpers import PAYLOADS, STRONG, assert_inert, login, make_staff
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -61,8 +61,12 @@ def write_hostile_campaign(folder):
 @pytest.fixture
 def hostile(app, tmp_path):
     """The hostile campaign, an organiser, and volunteers named by payloads
-    who judged (too fast, from one address) so that every report shows them."""
+    who judged (from one address) so that every report shows them. They
+    answer in microseconds: the reading floor and the signs are off, so
+    that their answers count and they stay in the ranking and the tickets."""
     campaign = create_campaign(read_campaign(write_hostile_campaign(str(tmp_path / "hostile"))))
+    for setting, value in QUIET_SIGNS.items():
+        setattr(campaign, setting, value)
     db.session.commit()
     make_staff("organiser", "boss")
     better = set(db.session.scalars(select(Control.better)))
