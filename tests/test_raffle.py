@@ -191,7 +191,7 @@ def test_the_winner_gets_an_email_in_their_language(app, make_campaign, caplog):
     assert f"to {first}@example.org:" in mail
     # In Basque, the winner's language (the organiser reads English).
     assert "Zozketa irabazi duzu: Test campaign" in mail
-    assert f"{record.winners[0]['ticket']} zenbakiarekin" in mail
+    assert f"{record.winners[0]['ticket']} zenbakiko txartelarekin" in mail
     assert "http://localhost/c/test/raffle" in mail and "Write to <prizes@example.org> by Friday." in mail
     db.session.refresh(record)
     assert set(record.notified) == {"1"}
