@@ -426,6 +426,7 @@ def test_raffle_cli(app, make_campaign):
     _open_until_tomorrow(campaign)
     result = runner.invoke(args=["raffle", "commit", "test"])
     seed = result.output.split("not stored): ")[1].split()[0]
+    assert f"Time of the draw (UTC, the campaign's end): {campaign.ends_at:%Y-%m-%d %H:%M}" in result.output
     assert raffle.commitment(campaign).seed_sha256 == sha256_hex(seed)
     _simulate(campaign, volunteers=2, items=20)
     result = runner.invoke(args=["raffle", "draw", "test", "--seed", seed, "--prizes", "2"])
