@@ -1,7 +1,6 @@
 """The raffle nobody can steer, and the prize that reaches its winner
 (issue 18, items 5 and 6): the rules as pure functions, then the pages."""
 import logging
-import re
 from datetime import datetime, timedelta
 from types import SimpleNamespace
 
