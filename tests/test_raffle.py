@@ -196,7 +196,7 @@ def test_the_winner_gets_an_email_in_their_language(app, make_campaign, caplog):
     assert set(record.notified) == {"1"}
     entry = db.session.scalars(select(AuditLog).where(AuditLog.action == "raffle.notify")).one()
     assert entry.details == {"prize": 1, "username": first}
-    # The page says when; the note is shown escaped, never as markup.
+    # The winners page says when it was sent.
     page = organiser.get("/organiser/c/test/raffle/winners").get_data(as_text=True)
     assert record.notified["1"] in page
 
