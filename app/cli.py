@@ -202,19 +202,21 @@ def export_command(kind, slug, fmt, output):
 @click.argument("slug")
 @click.option("--sha256", help="SHA-256 of your own secret seed; without it a seed is made and shown once.")
 def raffle_commit_command(slug, sha256):
-    """Publish the SHA-256 of the secret seed (before the campaign closes)."""
+    """Publish the SHA-256 of the secret seed (before the first ticket; the
+    campaign's end, which must be set, becomes the time of the draw)."""
     from .services import raffle
 
     campaign = _campaign(slug)
     seed = None if sha256 else raffle.new_seed()
     try:
-        raffle.commit(campaign, sha256 or raffle.sha256_hex(seed))
+        record = raffle.commit(campaign, sha256 or raffle.sha256_hex(seed))
         db.session.commit()
     except raffle.RaffleError as exc:
         raise click.ClickException(str(exc)) from None
     if seed:
         click.echo(f"Secret seed (keep it safe, it is not stored): {seed}")
     click.echo(f"Published SHA-256: {sha256 or raffle.sha256_hex(seed)}")
+    click.echo(f"Time of the draw (UTC, the campaign's end): {record.draw_at:%Y-%m-%d %H:%M}")
 
 
 @raffle_cli.command("draw")
@@ -222,7 +224,8 @@ def raffle_commit_command(slug, sha256):
 @click.option("--seed", required=True)
 @click.option("--prizes", type=int, default=1, show_default=True)
 def raffle_draw_command(slug, seed, prizes):
-    """Reveal the seed and draw the winners."""
+    """Reveal the seed and draw the winners (once the campaign has closed
+    and the time named in the commitment has come)."""
     from .services import raffle
 
     campaign = _campaign(slug)

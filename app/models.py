@@ -317,7 +317,8 @@ class Ticket(db.Model):
 
 
 class RaffleCommitment(db.Model):
-    """The SHA-256 of a secret seed, published before the campaign closes."""
+    """The SHA-256 of a secret seed, published before the first ticket, and
+    the time of the draw it names (the campaign's end)."""
 
     __tablename__ = "raffle_commitments"
     id = db.Column(db.Integer, primary_key=True)
@@ -325,6 +326,7 @@ class RaffleCommitment(db.Model):
     seed_sha256 = db.Column(db.String(64), nullable=False)
     committed_at = db.Column(db.DateTime, nullable=False, default=utcnow)
     committed_by = db.Column(db.Integer, db.ForeignKey("users.id"))
+    draw_at = db.Column(db.DateTime)  # NULL only for commitments made before it was required
     # Filled by the draw.
     seed = db.Column(db.String(200))
     drawn_at = db.Column(db.DateTime)
@@ -332,6 +334,8 @@ class RaffleCommitment(db.Model):
     tickets = db.Column(db.JSON)  # [[number, volunteer pseudonym]] used by the draw
     tickets_sha256 = db.Column(db.String(64))
     winners = db.Column(db.JSON)
+    # {"prize number": "ISO time"}: when the winner was last sent the email.
+    notified = db.Column(db.JSON)
 
 
 class AuditLog(db.Model):

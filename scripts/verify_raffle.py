@@ -1,9 +1,12 @@
 """Recompute a Bozka raffle draw from the published seed and ticket list.
 
-    python scripts/verify_raffle.py --seed SEED --tickets tickets.csv --prizes N [--sha256 HASH]
+    python scripts/verify_raffle.py --seed SEED --tickets tickets.csv --prizes N \
+        [--sha256 COMMITMENT] [--tickets-sha256 LIST_HASH]
 
-Prints whether SHA-256(seed) matches the published commitment and the
-winners, prize by prize. Needs only the Python standard library.
+Prints whether SHA-256(seed) matches the published commitment, the SHA-256
+of the ticket list (and whether it matches the one the raffle page
+published), and the winners, prize by prize: the winning numbers depend on
+both the seed and that list. Needs only the Python standard library.
 """
 import argparse
 import csv
@@ -21,6 +24,7 @@ def main(argv=None):
     parser.add_argument("--tickets", required=True, help="CSV with columns ticket,volunteer")
     parser.add_argument("--prizes", type=int, required=True)
     parser.add_argument("--sha256", help="the published commitment")
+    parser.add_argument("--tickets-sha256", help="the published SHA-256 of the ticket list")
     args = parser.parse_args(argv)
     with open(args.tickets, newline="", encoding="utf-8") as handle:
         tickets = [(int(row["ticket"]), row["volunteer"]) for row in csv.DictReader(handle)]
@@ -29,7 +33,13 @@ def main(argv=None):
         print(f"commitment: {'matches' if ok else 'DOES NOT MATCH'}")
         if not ok:
             return 1
-    print(f"tickets: {len(tickets)}, list SHA-256 {tickets_digest(sorted(tickets))}")
+    digest = tickets_digest(sorted(tickets))
+    print(f"tickets: {len(tickets)}, list SHA-256 {digest}")
+    if args.tickets_sha256:
+        ok = digest == args.tickets_sha256.strip().lower()
+        print(f"ticket list: {'matches' if ok else 'DOES NOT MATCH'}")
+        if not ok:
+            return 1
     for winner in draw_winners(args.seed, tickets, args.prizes):
         print(f"prize {winner['prize']}: ticket {winner['ticket']} ({winner['volunteer']})")
     return 0

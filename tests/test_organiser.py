@@ -12,9 +12,10 @@ from sqlalchemy import func, select
 
 from app import realtime
 from app.extensions import db, socketio
-from app.models import Item, Participation, User, utcnow
+from app.models import Item, Participation, Ticket, User, utcnow
 from app.services import accounts, dashboard, evaluation, export, raffle
-from app.services.raffle_rules import draw_winners, sha256_hex
+from app.services.pseudonyms import pseudonym
+from app.services.raffle_rules import draw_winners, sha256_hex, tickets_digest
 from helpers import csrf_token, register
 
 ROOT = __import__("os").path.dirname(__import__("os").path.dirname(__import__("os").path.abspath(__file__)))
@@ -249,11 +250,67 @@ def test_raffle_draw_is_deterministic_and_fair():
     assert draw_winners("s", [], 3) == []
 
 
+def _open_until_tomorrow(campaign):
+    campaign.ends_at = (utcnow() + timedelta(days=1)).replace(second=0, microsecond=0)
+    db.session.commit()
+
+
+def _time_passes(campaign):
+    """As if the campaign's end (and the draw's time it named) went by."""
+    past = utcnow() - timedelta(minutes=1)
+    campaign.ends_at = past
+    raffle.commitment(campaign).draw_at = past
+    db.session.commit()
+
+
+def test_commitment_comes_before_the_first_ticket_and_names_the_draw_time(app, make_campaign):
+    campaign = make_campaign(sentences=30)
+    hash_ = sha256_hex("seed")
+    with pytest.raises(raffle.RaffleError, match="end time"):
+        raffle.commit(campaign, hash_)  # no end: no time for the draw
+    campaign.ends_at = utcnow() - timedelta(minutes=1)
+    with pytest.raises(raffle.RaffleError, match="before the campaign closes"):
+        raffle.commit(campaign, hash_)  # already ended
+    _open_until_tomorrow(campaign)
+    _simulate(campaign, volunteers=1, items=10)
+    assert raffle.has_tickets(campaign)
+    with pytest.raises(raffle.RaffleError, match="before the first raffle ticket"):
+        raffle.commit(campaign, hash_)
+    # A void ticket was won all the same: still too late.
+    db.session.execute(db.update(Ticket).values(voided_at=utcnow()))
+    with pytest.raises(raffle.RaffleError, match="before the first raffle ticket"):
+        raffle.commit(campaign, hash_)
+    assert raffle.commitment(campaign) is None
+    other = _second_campaign(campaign)
+    record = raffle.commit(other, hash_)
+    assert record.draw_at == other.ends_at and record.seed_sha256 == hash_
+
+
+def _second_campaign(campaign):
+    """A second campaign without tickets, ending tomorrow."""
+    from app.models import Campaign
+
+    other = Campaign(slug="other", name="Other", source_language="en", target_language="eu",
+                     ends_at=(utcnow() + timedelta(days=1)).replace(second=0, microsecond=0))
+    db.session.add(other)
+    db.session.commit()
+    return other
+
+
 def test_raffle_eligibility_commit_and_draw(app, make_campaign):
     campaign = make_campaign(sentences=30)
-    people = _simulate(campaign, volunteers=4, items=20)
+    _open_until_tomorrow(campaign)
+    seed = "correct horse battery staple"
+    with pytest.raises(raffle.RaffleError):
+        raffle.draw(campaign, seed, 1)  # no commitment yet
+    raffle.commit(campaign, sha256_hex(seed))
+    with pytest.raises(raffle.RaffleError):
+        raffle.commit(campaign, sha256_hex("again"))
+    people = _simulate(campaign, volunteers=5, items=20)
     unconfirmed = db.session.get(User, people[3].user_id)
     unconfirmed.email_confirmed_at = None
+    # A volunteer held for review: out of the list, tickets already won included.
+    people[4].held_at, people[4].held_reason = utcnow(), "same_side"
     db.session.commit()
     # A dismissed volunteer's tickets are void.
     from app.services import answers
@@ -262,33 +319,70 @@ def test_raffle_eligibility_commit_and_draw(app, make_campaign):
     eligible = raffle.eligible_tickets(campaign)
     holders = {h for _n, h in eligible}
     assert len(eligible) == 4 and len(holders) == 2  # two tickets each for the first two
-    with pytest.raises(raffle.RaffleError):
-        raffle.draw(campaign, "whatever", 1)  # no commitment yet
-    seed = "correct horse battery staple"
-    raffle.commit(campaign, sha256_hex(seed))
-    with pytest.raises(raffle.RaffleError):
-        raffle.commit(campaign, sha256_hex("again"))
-    with pytest.raises(raffle.RaffleError):
-        raffle.draw(campaign, "wrong seed", 2)
-    record = raffle.draw(campaign, seed, 2)
+    assert pseudonym(campaign, people[4].user_id) not in holders
+    assert db.session.scalar(select(func.count(Ticket.id)).where(Ticket.participation_id == people[4].id)) == 2
+    # No draw while the campaign is open, nor before the time the commitment named.
+    with pytest.raises(raffle.RaffleError, match="after the campaign has closed"):
+        raffle.draw(campaign, seed, 2)
+    campaign.status = "closed"
+    db.session.commit()
+    with pytest.raises(raffle.RaffleError, match="wait until then"):
+        raffle.draw(campaign, seed, 2)
+    assert raffle.commitment(campaign).drawn_at is None
+    with pytest.raises(raffle.RaffleError, match="does not match"):
+        raffle.draw(campaign, "wrong seed", 2, now=campaign.ends_at)
+    record = raffle.draw(campaign, seed, 2, now=campaign.ends_at)
     db.session.commit()
     assert [w["volunteer"] for w in record.winners] and len({w["volunteer"] for w in record.winners}) == 2
     assert record.winners == draw_winners(seed, eligible, 2)
+    assert record.tickets_sha256 == tickets_digest(eligible)
     with pytest.raises(raffle.RaffleError):
-        raffle.draw(campaign, seed, 2)
+        raffle.draw(campaign, seed, 2, now=campaign.ends_at)
+
+
+def test_the_campaign_end_cannot_move_before_the_committed_draw(app, make_campaign):
+    campaign = make_campaign()
+    _open_until_tomorrow(campaign)
+    record = raffle.commit(campaign, sha256_hex("seed"))
+    db.session.commit()
+    organiser = _staff(app, "organiser")
+    token = csrf_token(organiser, "/organiser/c/test/")
+    fmt = "%Y-%m-%dT%H:%M"
+    for ends_at in ("", (record.draw_at - timedelta(hours=1)).strftime(fmt)):
+        page = organiser.post("/organiser/c/test/status", follow_redirects=True,
+                              data={"csrf_token": token, "status": "open", "ends_at": ends_at})
+        assert "the campaign cannot end earlier" in page.get_data(as_text=True)
+        db.session.refresh(campaign)
+        assert campaign.ends_at == record.draw_at  # unchanged
+    # The same end, or a later one, is fine.
+    for ends_at in (record.draw_at, record.draw_at + timedelta(days=2)):
+        organiser.post("/organiser/c/test/status", data={"csrf_token": token, "status": "open",
+                                                         "ends_at": ends_at.strftime(fmt)})
+        db.session.refresh(campaign)
+        assert campaign.ends_at == ends_at
 
 
 def test_raffle_from_the_dashboard_cli_and_public_verification(app, tmp_path, make_campaign):
     campaign = make_campaign(sentences=30)
-    _simulate(campaign, volunteers=3, items=20)
+    _open_until_tomorrow(campaign)
     organiser = _staff(app, "organiser")
     token = csrf_token(organiser, "/organiser/c/test/")
     page = organiser.post("/organiser/c/test/raffle/commit", data={"csrf_token": token, "seed_sha256": ""})
     seed = __import__("re").search(r'<code class="hash">([0-9a-f]{64})</code>', page.get_data(as_text=True)).group(1)
     record = raffle.commitment(campaign)
     assert record.seed_sha256 == sha256_hex(seed) and record.seed is None  # the seed is not stored
+    assert record.draw_at == campaign.ends_at
     public = app.test_client().get("/c/test/raffle").get_data(as_text=True)
-    assert record.seed_sha256 in public
+    assert record.seed_sha256 in public and "The draw takes place once the campaign has closed" in public
+    _simulate(campaign, volunteers=3, items=20)
+    # While the campaign is open: refused, nothing drawn.
+    page = organiser.post("/organiser/c/test/raffle/draw", follow_redirects=True,
+                          data={"csrf_token": token, "seed": seed, "prizes": "2"})
+    assert "The draw is possible only after the campaign has closed." in page.get_data(as_text=True)
+    _time_passes(campaign)
+    # The list is final: the public page shows its SHA-256 before the draw.
+    final = raffle.eligible_tickets(campaign)
+    assert tickets_digest(final) in app.test_client().get("/c/test/raffle").get_data(as_text=True)
     # A wrong seed, a prize count too large to compare (WTForms' float() overflowed
     # into a 500): clear messages in the organiser's language, nothing drawn.
     organiser.set_cookie("bozka_lang", "es", domain="localhost")
@@ -304,14 +398,22 @@ def test_raffle_from_the_dashboard_cli_and_public_verification(app, tmp_path, ma
     organiser.post("/organiser/c/test/raffle/draw", data={"csrf_token": token, "seed": seed, "prizes": "2"})
     db.session.refresh(record)
     assert record.drawn_at is not None and len(record.winners) == 2
+    assert record.tickets_sha256 == tickets_digest(final)
     tickets_csv = app.test_client().get("/c/test/raffle/tickets.csv").get_data(as_text=True)
     path = tmp_path / "tickets.csv"
     path.write_text(tickets_csv)
     out = subprocess.run([sys.executable, "scripts/verify_raffle.py", "--seed", seed, "--tickets", str(path),
-                          "--prizes", "2", "--sha256", record.seed_sha256], cwd=ROOT, capture_output=True, text=True)
-    assert out.returncode == 0 and "commitment: matches" in out.stdout
+                          "--prizes", "2", "--sha256", record.seed_sha256, "--tickets-sha256", record.tickets_sha256],
+                         cwd=ROOT, capture_output=True, text=True)
+    assert out.returncode == 0 and "commitment: matches" in out.stdout and "ticket list: matches" in out.stdout
     for w in record.winners:
         assert f"prize {w['prize']}: ticket {w['ticket']} ({w['volunteer']})" in out.stdout
+    # A list with one ticket left out is caught.
+    path.write_text("\n".join(tickets_csv.splitlines()[:-1]) + "\n")
+    out = subprocess.run([sys.executable, "scripts/verify_raffle.py", "--seed", seed, "--tickets", str(path),
+                          "--prizes", "2", "--tickets-sha256", record.tickets_sha256],
+                         cwd=ROOT, capture_output=True, text=True)
+    assert out.returncode == 1 and "ticket list: DOES NOT MATCH" in out.stdout
     # The command line does the same.
     runner = app.test_cli_runner()
     assert "already drawn" in runner.invoke(args=["raffle", "draw", "test", "--seed", seed]).output
@@ -319,11 +421,17 @@ def test_raffle_from_the_dashboard_cli_and_public_verification(app, tmp_path, ma
 
 def test_raffle_cli(app, make_campaign):
     campaign = make_campaign(sentences=30)
-    _simulate(campaign, volunteers=2, items=20)
     runner = app.test_cli_runner()
+    assert "end time" in runner.invoke(args=["raffle", "commit", "test"]).output
+    _open_until_tomorrow(campaign)
     result = runner.invoke(args=["raffle", "commit", "test"])
     seed = result.output.split("not stored): ")[1].split()[0]
+    assert f"Time of the draw (UTC, the campaign's end): {campaign.ends_at:%Y-%m-%d %H:%M}" in result.output
     assert raffle.commitment(campaign).seed_sha256 == sha256_hex(seed)
+    _simulate(campaign, volunteers=2, items=20)
+    result = runner.invoke(args=["raffle", "draw", "test", "--seed", seed, "--prizes", "2"])
+    assert result.exit_code != 0 and "after the campaign has closed" in result.output
+    _time_passes(campaign)
     result = runner.invoke(args=["raffle", "draw", "test", "--seed", seed, "--prizes", "2"])
     assert result.exit_code == 0 and "prize 2: ticket" in result.output
     assert runner.invoke(args=["raffle", "tickets", "test"]).output.count("\n") == 5  # header + 4 tickets

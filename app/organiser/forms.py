@@ -1,6 +1,7 @@
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from wtforms import DateTimeLocalField, EmailField, IntegerField, PasswordField, SelectField, StringField, TextAreaField
+from wtforms.widgets import HiddenInput
 from wtforms.validators import (DataRequired, Email, Length, NumberRange, Optional, Regexp, StopValidation,
                                 ValidationError)
 
@@ -52,6 +53,12 @@ class Bounded(NumberRange):
 class DrawForm(FlaskForm):
     seed = StringField(_l("The secret seed"), validators=[DataRequired(), Length(max=200)])
     prizes = IntegerField(_l("Number of prizes"), default=1, validators=[DataRequired(), Bounded(min=1, max=1000)])
+
+
+class NotifyForm(FlaskForm):
+    prize = IntegerField(_l("Prize"), widget=HiddenInput(), validators=[DataRequired(), Bounded(min=1, max=1000)])
+    note = TextAreaField(_l("A message to add (optional: how to claim the prize)"),
+                         validators=[Optional(), Length(max=1000), VisibleText()])
 
 
 class AccountForm(FlaskForm):

@@ -1,5 +1,5 @@
-from flask import Response, abort, flash, redirect, render_template, stream_with_context, url_for
-from flask_babel import gettext as _
+from flask import Response, abort, current_app, flash, redirect, render_template, stream_with_context, url_for
+from flask_babel import format_datetime, gettext as _
 from flask_login import current_user
 from sqlalchemy import func, select
 
@@ -8,11 +8,11 @@ from ..choices import CAMPAIGN_STATUSES, ROLES, label
 from ..extensions import db
 from ..models import Campaign, Participation, User, utcnow
 from ..models import AuditLog
-from ..services import accounts, dashboard, export, raffle, suspicious
+from ..services import accounts, dashboard, export, prizes, raffle, suspicious
 from ..services.security import audit
 from ..web import campaign_or_404, role_required
 from . import bp
-from .forms import AccountForm, AnnouncementForm, CommitForm, DrawForm, StatusForm
+from .forms import AccountForm, AnnouncementForm, CommitForm, DrawForm, NotifyForm, StatusForm
 
 STAFF = ("organiser", "researcher")
 
@@ -64,8 +64,12 @@ def set_status(slug):
     campaign = campaign_or_404(slug)
     form = StatusForm()
     if form.validate_on_submit():
+        draw_at = raffle.end_too_early(raffle.commitment(campaign), form.ends_at.data)
         if form.starts_at.data and form.ends_at.data and form.ends_at.data <= form.starts_at.data:
             flash(_("The end must come after the start."), "error")
+        elif draw_at:
+            flash(_("The raffle commitment names %(time)s UTC as the time of the draw: the campaign cannot end "
+                    "earlier.", time=format_datetime(draw_at, "short")), "error")
         else:
             form.populate_obj(campaign)
             audit(current_user, "campaign.status", campaign.slug, status=campaign.status,
@@ -110,7 +114,7 @@ def raffle_commit(slug):
         return redirect(url_for("organiser.campaign", slug=slug))
     seed = None if form.seed_sha256.data else raffle.new_seed()
     try:
-        record = raffle.commit(campaign, form.seed_sha256.data or raffle.sha256_hex(seed), current_user.id)
+        record = raffle.commit(campaign, form.seed_sha256.data or raffle.sha256_hex(seed), current_user.id, utcnow())
         audit(current_user, "raffle.commit", campaign.slug, sha256=record.seed_sha256)
         db.session.commit()
     except raffle.RaffleError as exc:
@@ -127,7 +131,7 @@ def raffle_draw(slug):
     form = DrawForm()
     if form.validate_on_submit():
         try:
-            record = raffle.draw(campaign, form.seed.data.strip(), form.prizes.data)
+            record = raffle.draw(campaign, form.seed.data.strip(), form.prizes.data, utcnow())
             audit(current_user, "raffle.draw", campaign.slug, prizes=record.prizes, winners=record.winners)
             db.session.commit()
             flash(_("The raffle was drawn."), "info")
@@ -137,6 +141,38 @@ def raffle_draw(slug):
     else:
         _flash_errors(form)
     return redirect(url_for("organiser.campaign", slug=slug))
+
+
+@bp.route("/c/<slug>/raffle/winners")
+@role_required("organiser")
+def raffle_winners(slug):
+    """Who won and how to reach them: organisers only, and each look is audited."""
+    campaign = campaign_or_404(slug)
+    found = prizes.winners(campaign)
+    audit(current_user, "raffle.winners", campaign.slug, usernames=[w["username"] for w in found])
+    db.session.commit()
+    return render_template("organiser/winners.html", campaign=campaign, winners=found, form=NotifyForm())
+
+
+@bp.route("/c/<slug>/raffle/notify", methods=["POST"])
+@role_required("organiser")
+def raffle_notify(slug):
+    campaign = campaign_or_404(slug)
+    form = NotifyForm()
+    if form.validate_on_submit():
+        link = url_for("volunteer.raffle_page", slug=slug, _external=True)
+        note = (form.note.data or "").strip()
+        try:
+            entry = prizes.notify(campaign, form.prize.data, current_app.config, link, note, utcnow())
+            audit(current_user, "raffle.notify", campaign.slug, prize=entry["prize"], username=entry["username"])
+            db.session.commit()
+            flash(_("The email was sent to the winner of prize %(prize)d.", prize=entry["prize"]), "info")
+        except raffle.RaffleError as exc:
+            db.session.rollback()
+            flash(str(exc), "error")
+    else:
+        _flash_errors(form)
+    return redirect(url_for("organiser.raffle_winners", slug=slug))
 
 
 @bp.route("/c/<slug>/export/<kind>.<fmt>")

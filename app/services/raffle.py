@@ -1,14 +1,14 @@
-"""The raffle: reproducible and auditable (docs/raffle.md).
+"""The raffle: nobody can steer it, anyone can check it (docs/raffle.md).
 
-Before the campaign closes the organiser publishes SHA-256(seed) of a secret
-seed. The draw reveals the seed; anyone can check the hash and recompute the
-winners from the published ticket list with ``draw_winners`` (or
-``scripts/verify_raffle.py``): the same seed and tickets always give the same
-winners.
+Before the first ticket the organiser publishes SHA-256(seed) of a secret
+seed, and the commitment names the time of the draw: the campaign's end.
+After the campaign has closed, the draw reveals the seed; the winners
+depend on the seed and on the SHA-256 of the final ticket list, and anyone
+can recompute them with ``draw_winners`` (or ``scripts/verify_raffle.py``).
 """
 import secrets
 
-from flask_babel import lazy_gettext as _l
+from flask_babel import format_datetime, lazy_gettext as _l
 from sqlalchemy import select
 
 from ..extensions import db
@@ -26,7 +26,8 @@ def new_seed():
 
 
 def eligible_tickets(campaign):
-    """(number, pseudonym) of tickets of confirmed, not dismissed volunteers."""
+    """(number, pseudonym) of tickets of confirmed volunteers who are neither
+    dismissed nor held for review."""
     rows = db.session.execute(
         select(Ticket.number, User.id)
         .join(Participation, Participation.id == Ticket.participation_id)
@@ -35,6 +36,7 @@ def eligible_tickets(campaign):
             Ticket.campaign_id == campaign.id,
             Ticket.voided_at.is_(None),
             Participation.dismissed_at.is_(None),
+            Participation.held_at.is_(None),
             User.email_confirmed_at.is_not(None),
         )
         .order_by(Ticket.number)
@@ -54,27 +56,65 @@ def commitment(campaign):
     return db.session.scalar(select(RaffleCommitment).where(RaffleCommitment.campaign_id == campaign.id))
 
 
-def commit(campaign, seed_sha256, user_id=None):
+def is_closed(campaign, now):
+    """Closed by the organiser, or past its end: no ticket is won any more."""
+    return campaign.status == "closed" or (campaign.ends_at is not None and now >= campaign.ends_at)
+
+
+def has_tickets(campaign):
+    """Whether any ticket was ever won in this campaign, void ones included."""
+    return db.session.scalar(select(Ticket.id).where(Ticket.campaign_id == campaign.id).limit(1)) is not None
+
+
+def commit(campaign, seed_sha256, user_id=None, now=None):
+    """Publish SHA-256(seed); the draw will take place at the campaign's end."""
+    now = now or utcnow()
     seed_sha256 = seed_sha256.strip().lower()
     if len(seed_sha256) != 64 or any(c not in "0123456789abcdef" for c in seed_sha256):
         raise RaffleError(_l("The commitment must be a SHA-256 in hexadecimal (64 characters)."))
     if commitment(campaign) is not None:
         raise RaffleError(_l("This campaign's raffle commitment is already published."))
-    if campaign.status == "closed":
+    if is_closed(campaign, now):
         raise RaffleError(_l("The commitment must be published before the campaign closes."))
-    record = RaffleCommitment(campaign_id=campaign.id, seed_sha256=seed_sha256, committed_by=user_id)
+    if campaign.ends_at is None:
+        raise RaffleError(_l("Set the campaign's end time first: the commitment names it as the time of the draw."))
+    if has_tickets(campaign):
+        # Once tickets exist, an organiser who knows the seed could pick a
+        # moment to commit that favours someone.
+        raise RaffleError(_l("The commitment must be published before the first raffle ticket is won."))
+    record = RaffleCommitment(campaign_id=campaign.id, seed_sha256=seed_sha256, committed_by=user_id,
+                              committed_at=now, draw_at=campaign.ends_at)
     db.session.add(record)
     db.session.flush()
     return record
 
 
-def draw(campaign, seed, prizes):
-    """Reveal the seed and draw; refuses a seed that does not match."""
+def end_too_early(record, ends_at):
+    """The committed draw time when the campaign's end may not move to
+    ``ends_at``, else None: once committed, the end may move later but never
+    before the draw's time, or the organiser could close the ticket list at
+    a moment of their choice. Compared to the minute, as the form sends it."""
+    if record is None or record.drawn_at is not None or record.draw_at is None:
+        return None
+    if ends_at is None or ends_at < record.draw_at.replace(second=0, microsecond=0):
+        return record.draw_at
+    return None
+
+
+def draw(campaign, seed, prizes, now=None):
+    """Reveal the seed and draw from the final ticket list; refuses a seed
+    that does not match and a draw before the time the commitment named."""
+    now = now or utcnow()
     record = commitment(campaign)
     if record is None:
         raise RaffleError(_l("No commitment was published for this campaign."))
     if record.drawn_at is not None:
         raise RaffleError(_l("The raffle was already drawn."))
+    if not is_closed(campaign, now):
+        raise RaffleError(_l("The draw is possible only after the campaign has closed."))
+    if record.draw_at is not None and now < record.draw_at:
+        raise RaffleError(_l("The commitment names %(time)s UTC as the time of the draw: wait until then.",
+                             time=format_datetime(record.draw_at, "short")))
     if sha256_hex(seed) != record.seed_sha256:
         raise RaffleError(_l("This seed does not match the published SHA-256."))
     if prizes < 1:
@@ -82,12 +122,21 @@ def draw(campaign, seed, prizes):
     tickets = eligible_tickets(campaign)
     record.seed = seed
     record.prizes = prizes
-    record.drawn_at = utcnow()
+    record.drawn_at = now
     record.tickets = [list(ticket) for ticket in tickets]
     record.tickets_sha256 = tickets_digest(tickets)
     record.winners = draw_winners(seed, tickets, prizes)
     db.session.flush()
     return record
+
+
+def prizes_won(campaign, user_id):
+    """The winners' entries ({prize, ticket, volunteer}) of this volunteer."""
+    record = commitment(campaign)
+    if record is None or record.drawn_at is None:
+        return []
+    mine = pseudonym(campaign, user_id)
+    return [winner for winner in record.winners if winner["volunteer"] == mine]
 
 
 def campaign_by_slug(slug):

@@ -61,6 +61,7 @@ def welcome(slug):
         "volunteer/welcome.html",
         campaign=campaign,
         summary=participation_summary(participation),
+        won=raffle.prizes_won(campaign, current_user.id),
         post_form=PostForm(),
     )
 
@@ -184,7 +185,8 @@ def _summary_of(campaign):
 @bp.route("/c/<slug>/raffle")
 def raffle_page(slug):
     campaign = campaign_or_404(slug)
-    return render_template("volunteer/raffle.html", campaign=campaign, record=raffle.commitment(campaign))
+    return render_template("volunteer/raffle.html", campaign=campaign, record=raffle.commitment(campaign),
+                           digest=raffle.tickets_digest(raffle.eligible_tickets(campaign)))
 
 
 @bp.route("/c/<slug>/raffle/tickets.csv")

@@ -4,14 +4,15 @@ session rotation, cookie flags, the audit log."""
 import hashlib
 import re
 import time
+from datetime import timedelta
 
 import pytest
 from itsdangerous import TimestampSigner, URLSafeTimedSerializer
 from sqlalchemy import func, select
 
 from app.extensions import db
-from app.models import AuditLog, User
-from app.services import accounts
+from app.models import AuditLog, User, utcnow
+from app.services import accounts, raffle
 from app.services.security import common_passwords, password_problem
 from databases import fresh_schema
 from helpers import build_app, csrf_token, register
@@ -312,7 +313,9 @@ def test_login_never_redirects_off_site(app, target):
 # --- the audit log --------------------------------------------------------------
 
 def test_organiser_and_researcher_actions_are_audited(app, make_campaign):
-    make_campaign()
+    campaign = make_campaign()
+    campaign.ends_at = utcnow() + timedelta(days=1)  # the commitment names it as the draw's time
+    db.session.commit()
     make_staff("organiser", "boss")
     make_staff("researcher", "sci")
     organiser, researcher = app.test_client(), app.test_client()
@@ -323,8 +326,14 @@ def test_organiser_and_researcher_actions_are_audited(app, make_campaign):
     organiser.post("/organiser/c/test/announce", data={"csrf_token": token, "text": "Hello <b>all</b>"})
     organiser.post("/organiser/c/test/raffle/commit",
                    data={"csrf_token": token, "seed_sha256": hashlib.sha256(seed.encode()).hexdigest()})
-    organiser.post("/organiser/c/test/status", data={"csrf_token": token, "status": "closed"})
+    # The time of the draw comes (as if a day went by); then close and draw.
+    past = utcnow() - timedelta(minutes=1)
+    campaign.ends_at = raffle.commitment(campaign).draw_at = past
+    db.session.commit()
+    organiser.post("/organiser/c/test/status", data={"csrf_token": token, "status": "closed",
+                                                     "ends_at": past.strftime("%Y-%m-%dT%H:%M")})
     organiser.post("/organiser/c/test/raffle/draw", data={"csrf_token": token, "seed": seed, "prizes": "1"})
+    organiser.get("/organiser/c/test/raffle/winners")
     account_token = csrf_token(organiser, "/organiser/accounts")
     organiser.post("/organiser/accounts", data={"csrf_token": account_token, "role": "researcher",
                                                 "username": "newsci", "email": "newsci@example.org",
@@ -336,13 +345,15 @@ def test_organiser_and_researcher_actions_are_audited(app, make_campaign):
         ("boss", "raffle.commit"),
         ("boss", "campaign.status"),
         ("boss", "raffle.draw"),
+        ("boss", "raffle.winners"),
         ("boss", "account.create"),
         ("sci", "export"),
     ]
     assert all(e.at is not None and e.user_id for e in entries)
     assert entries[0].details == {"text": "Hello <b>all</b>"}
     assert entries[2].details["status"] == "closed"
-    assert entries[4].target == "newsci" and entries[5].details == {"kind": "judgments", "format": "csv"}
+    assert entries[4].target == "test" and entries[4].details == {"usernames": []}  # nobody held a ticket
+    assert entries[5].target == "newsci" and entries[6].details == {"kind": "judgments", "format": "csv"}
     page = organiser.get("/organiser/audit").get_data(as_text=True)
     assert "campaign.announce" in page and "newsci" in page and "<b>all" not in page
     assert_inert(page, where="audit log")

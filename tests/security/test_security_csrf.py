@@ -39,6 +39,7 @@ def _volunteer_data(app):
         "organiser.raffle_commit": ("organiser", "/organiser/c/test/raffle/commit",
                                     {"seed_sha256": hashlib.sha256(b"seed").hexdigest()}),
         "organiser.raffle_draw": ("organiser", "/organiser/c/test/raffle/draw", {"seed": "seed", "prizes": "1"}),
+        "organiser.raffle_notify": ("organiser", "/organiser/c/test/raffle/notify", {"prize": "1", "note": "Hi"}),
         "organiser.accounts_page": ("organiser", "/organiser/accounts", {
             "role": "researcher", "username": "sci", "email": "sci@example.org", "password": STRONG}),
         # Last: a new password ends the volunteer's other sessions.

@@ -213,6 +213,7 @@ FORMS = {
     "announce": ("organiser", "/organiser/c/test/announce", ["text"]),
     "commit": ("organiser", "/organiser/c/test/raffle/commit", ["seed_sha256"]),
     "draw": ("organiser", "/organiser/c/test/raffle/draw", ["seed", "prizes"]),
+    "notify": ("organiser", "/organiser/c/test/raffle/notify", ["prize", "note"]),
     "accounts": ("organiser", "/organiser/accounts", ["role", "username", "email", "password"]),
 }
 # Values that are malformed for every field they may land in: too long,
@@ -228,7 +229,7 @@ MALFORMED = st.one_of(
 
 # Free text (an announcement) may hold markup or quotes (shown inert): there,
 # malformed means empty, too long, control characters or nothing visible.
-FREE_TEXT = {"text"}
+FREE_TEXT = {"text", "note"}
 MALFORMED_TEXT = st.one_of(
     st.just(""),
     st.text(min_size=501, max_size=3000),

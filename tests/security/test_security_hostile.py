@@ -377,3 +377,28 @@ def test_the_command_line_refuses_hostile_usernames(app):
     ok = runner.invoke(args=["user", "create", "--role", "researcher", "--email", "ok@example.org",
                              "--username", "Ane_Etxeberria-2", "--password", "a long secret 77"])
     assert ok.exit_code == 0, ok.output
+
+
+def test_raffle_winners_page_and_notice_are_inert(app, hostile, caplog):
+    """Hostile usernames as raffle winners: the organiser's page and the
+    winner's email show them as text."""
+    from app.models import RaffleCommitment
+    from app.services import prizes, raffle
+    from app.services.raffle_rules import sha256_hex
+
+    # Set up directly: the fixture's tickets were won before any commitment.
+    db.session.add(RaffleCommitment(campaign_id=hostile.id, seed_sha256=sha256_hex("hostile seed")))
+    hostile.status = "closed"
+    db.session.commit()
+    raffle.draw(hostile, "hostile seed", 3)
+    db.session.commit()
+    names = [w["username"] for w in prizes.winners(hostile)]
+    assert names
+    organiser = _organiser(app)
+    html = organiser.get(f"/organiser/c/{SLUG}/raffle/winners").get_data(as_text=True)
+    assert_inert(html, expected=_shown(names), where="raffle winners")
+    token = csrf_token(organiser, f"/organiser/c/{SLUG}/raffle/winners")
+    page = organiser.post(f"/organiser/c/{SLUG}/raffle/notify", follow_redirects=True,
+                          data={"csrf_token": token, "prize": "1", "note": PAYLOADS[0]})
+    assert_inert(page.get_data(as_text=True), where="raffle winners after the email")
+    assert PAYLOADS[0] in caplog.text  # a plain-text email: the note as written
