@@ -1,0 +1,101 @@
+"""Cheaters against honest volunteers (issue 18): who ends with a published
+raffle ticket or a ranking place.
+
+    .venv/bin/python scripts/bench/bench_cheaters.py [--honest 200] [--honest-items 30]
+
+Bozka served as ``make run`` serves it (one gevent worker, SQLite), a
+generated campaign with the default settings (reading floor, signs, a
+ticket every 10 counted answers). At once, over HTTP (players.py):
+(a) knows every control's answer and answers "equal" otherwise at full
+speed; (b) knows the controls and always picks the first translation, 2-3 s
+an item; (c) knows the controls and answers at random, 2-3 s an item; and
+honest volunteers, 4-10 s an item, who get 10-20 % of the controls after
+the first two wrong and find the translations equal 5-25 % of the time.
+Everybody confirms their email (only confirmed volunteers' tickets are
+published). Then the published ticket list (/c/<slug>/raffle/tickets.csv)
+is read, and each player's hold from the database.
+"""
+import argparse
+import random
+import sqlite3
+import time
+
+from harness import CONTROLS, SLUG, Server, bozka_instance, log, machine_busy, scratch, table
+from players import Player, play_all, published_tickets
+
+
+def players(honest, honest_items, seed=1):
+    rng = random.Random(seed)
+    cheaters = [Player("cheat-a", "a", (0, 0), 60), Player("cheat-b", "b", (2, 3), 40),
+                Player("cheat-c", "c", (2, 3), 40)]
+    people = [Player(f"honest{n:03d}", "honest", (4, 10), honest_items, wrong_controls=rng.uniform(0.1, 0.2),
+                     equal_share=rng.uniform(0.05, 0.25)) for n in range(honest)]
+    return cheaters, people
+
+
+def holds(database):
+    with sqlite3.connect(database) as connection:
+        rows = connection.execute("SELECT u.username, p.held_reason, p.dismissed_reason FROM participations p "
+                                  "JOIN users u ON u.id = p.user_id").fetchall()
+    return {name: (held, dismissed) for name, held, dismissed in rows}
+
+
+def in_ranking_at(player, n):
+    """Ranked after their ``n``th answer: not held by then, and some answer counted."""
+    seen = player.seen[:n]
+    return bool(seen) and not any(held for _c, held, _a, _t in seen) and seen[-1][2] > 0
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--honest", type=int, default=200)
+    parser.add_argument("--honest-items", type=int, default=30)
+    args = parser.parse_args(argv)
+    busy = machine_busy()
+    cheaters, people = players(args.honest, args.honest_items)
+    started = time.time()
+    with scratch() as workdir:
+        env, database = bozka_instance(workdir, sentences=1000, BOZKA_PROXIES="1")
+        with Server(env, workdir) as server:
+            def read_log():
+                with open(server.log_path, encoding="utf-8", errors="replace") as handle:
+                    return handle.read()
+
+            log(f"{len(cheaters)} cheaters and {len(people)} honest volunteers judging ...")
+            play_all(server.url, SLUG, cheaters + people, CONTROLS, read_log)
+            published = published_tickets(server.url, SLUG)
+        held = holds(database)
+    rows = []
+    for player in cheaters:
+        answered = len(player.seen)
+        counted = player.seen[-1][2] if player.seen else 0
+        in_list = sorted(set(player.tickets) & published)
+        rows.append([player.name, answered, counted, len(player.tickets), len(in_list),
+                     player.held_by() or "-", held[player.name][0] or "-",
+                     "yes" if in_ranking_at(player, 30) else "no"])
+    table(["player", "answers", "counted", "tickets won", "in the published list", "held after answer",
+           "sign", "ranked at answer 30"], rows)
+
+    honest_held = [p.name for p in people if held[p.name][0]]
+    dismissed = [p.name for p in people if held[p.name][1]]
+    honest_tickets = sum(len(set(p.tickets) & published) for p in people)
+    print(f"\nHonest volunteers: {len(people)}; held {len(honest_held)}; dismissed by the control rule "
+          f"{len(dismissed)}; their tickets in the published list {honest_tickets}")
+    c = cheaters[2]
+    seconds = sum((low + high) / 2 for low, high in [c.pace] * len(c.seen))
+    c_tickets = len(set(c.tickets) & published)
+    cost = f"{seconds / c_tickets:.0f} s of judging per published ticket" if c_tickets else "no published ticket"
+    print(f"(c), random at a human pace: {c_tickets} published ticket(s) from {len(c.seen)} answers: {cost}, "
+          "as much time as an honest volunteer spends; its test answers are noise in the research data")
+    print(f"\nTargets (issue 18), {busy:.0f} % busy before the run:")
+    for player in cheaters[:2]:
+        clean = not (set(player.tickets) & published) and not in_ranking_at(player, 30)
+        print(f"- ({player.kind}) no published ticket and not ranked at its 30th answer: "
+              f"{'MET' if clean else 'MISSED'}")
+    print(f"- honest volunteers held: {len(honest_held)} of {len(people)} (target 0): "
+          f"{'MET' if not honest_held and len(people) >= 200 else 'MISSED' if honest_held else 'too few simulated'}")
+    print(f"\nCommand: .venv/bin/python scripts/bench/bench_cheaters.py   ({time.time() - started:.0f} s)")
+
+
+if __name__ == "__main__":
+    main()
