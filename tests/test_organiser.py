@@ -61,7 +61,8 @@ RESEARCHER_ENDPOINTS = {"organiser.index", "organiser.campaign", "organiser.pane
 
 def _organiser_routes(app):
     """Every route of the organiser blueprint, as (method, URL, endpoint)."""
-    values = {"slug": "test", "kind": "judgments", "fmt": "csv"}
+    # participation 1: the volunteer the test registers; ticket 1, whether or not it exists.
+    values = {"slug": "test", "kind": "judgments", "fmt": "csv", "participation_id": 1, "number": 1}
     routes = []
     with app.test_request_context():
         from flask import url_for
