@@ -163,6 +163,14 @@ def create_app(overrides=None):
     app.jinja_env.globals["role_label"] = partial(label, ROLES)
     app.jinja_env.globals["export_label"] = partial(label, EXPORTS)
     app.jinja_env.globals["hold_label"] = partial(label, HOLD_REASONS)
+    from .models import utcnow
+    from .services.schedule import phase_of
+
+    # Where the campaign stands now: the volunteer pages say when it opens or that it ended.
+    app.jinja_env.globals["campaign_phase"] = lambda campaign: phase_of(campaign, utcnow())
+    from .web import url_if_exists
+
+    app.jinja_env.globals["url_if_exists"] = url_if_exists
     app.jinja_env.globals["profile_label"] = {
         "age_group": partial(label, AGE_GROUPS), "studies_level": partial(label, STUDIES_LEVELS),
         "studies_field": partial(label, STUDIES_FIELDS), "level": partial(label, LANGUAGE_LEVELS),

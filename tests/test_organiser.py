@@ -199,7 +199,9 @@ def test_campaign_lifecycle(app, client, make_campaign):
     organiser.post("/organiser/c/test/status", data={"csrf_token": token, "status": "open", "starts_at": later})
     db.session.refresh(campaign)
     assert campaign.status == "open" and not campaign.is_serving
-    assert "This campaign is closed" in client.get("/c/test/evaluate").get_data(as_text=True)
+    page = client.get("/c/test/evaluate").get_data(as_text=True)
+    assert "This campaign has not opened yet" in page and "This campaign opens on" in page
+    assert "Which translation is better?" not in page
     organiser.post("/organiser/c/test/status", data={"csrf_token": token, "status": "draft"})
     assert client.get("/c/test/").status_code == 404
     organiser.post("/organiser/c/test/status", data={"csrf_token": token, "status": "open"})
