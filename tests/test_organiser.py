@@ -193,7 +193,7 @@ def test_campaign_lifecycle(app, client, make_campaign):
     db.session.refresh(campaign)
     assert campaign.status == "closed"
     page = client.get("/c/test/evaluate").get_data(as_text=True)
-    assert "This campaign is closed" in page
+    assert "This campaign is closed" in page and 'href="/c/test/raffle"' in page
     # Reopen with a start time in the future: not serving yet.
     later = (utcnow() + timedelta(hours=2)).strftime("%Y-%m-%dT%H:%M")
     organiser.post("/organiser/c/test/status", data={"csrf_token": token, "status": "open", "starts_at": later})
