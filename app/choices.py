@@ -48,6 +48,13 @@ STAFF_ROLES = [("organiser", _l("Organiser")), ("researcher", _l("Researcher"))]
 
 ROLES = STAFF_ROLES + [("volunteer", _l("Volunteer"))]
 
+# Why a volunteer is held for review (Participation.held_reason, set by services/holds.py).
+HOLD_REASONS = [
+    ("same_side", _l("one side far more often than chance")),  # the codes of services/holds.SIGNS
+    ("equal", _l("“equal” far more often than the crowd")),
+    ("fast", _l("answers faster than reading, in a row")),
+]
+
 EXPORTS = [
     ("judgments", _l("Every judgment")),
     ("controls", _l("Control answers")),

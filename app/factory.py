@@ -10,7 +10,8 @@ from sqlalchemy import event
 from sqlalchemy.engine import Engine
 
 from . import config as config_module
-from .choices import CAMPAIGN_STATUSES, EXPORTS, ROLES, label
+from .choices import (AGE_GROUPS, CAMPAIGN_STATUSES, EXPORTS, HOLD_REASONS, LANGUAGE_LEVELS, ROLES, STUDIES_FIELDS,
+                      STUDIES_LEVELS, label)
 from .extensions import babel, csrf, db, limiter, login_manager, migrate, socketio
 from .languages import available_locales, language_name, select_locale, text_direction
 
@@ -161,6 +162,19 @@ def create_app(overrides=None):
     app.jinja_env.globals["status_label"] = partial(label, CAMPAIGN_STATUSES)
     app.jinja_env.globals["role_label"] = partial(label, ROLES)
     app.jinja_env.globals["export_label"] = partial(label, EXPORTS)
+    app.jinja_env.globals["hold_label"] = partial(label, HOLD_REASONS)
+    from .models import utcnow
+    from .services.schedule import phase_of
+
+    # Where the campaign stands now: the volunteer pages say when it opens or that it ended.
+    app.jinja_env.globals["campaign_phase"] = lambda campaign: phase_of(campaign, utcnow())
+    from .web import url_if_exists
+
+    app.jinja_env.globals["url_if_exists"] = url_if_exists
+    app.jinja_env.globals["profile_label"] = {
+        "age_group": partial(label, AGE_GROUPS), "studies_level": partial(label, STUDIES_LEVELS),
+        "studies_field": partial(label, STUDIES_FIELDS), "level": partial(label, LANGUAGE_LEVELS),
+    }
     app.jinja_env.globals["interface_languages"] = [
         (code, language_name(code, code, capitalised=True)) for code in app.config["LANGUAGES"]
     ]

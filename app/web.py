@@ -1,7 +1,7 @@
 """Small helpers shared by the blueprints' views."""
 from functools import wraps
 
-from flask import abort, current_app, g
+from flask import abort, current_app, g, url_for
 from flask_login import current_user
 from sqlalchemy import bindparam, select
 from sqlalchemy.orm import lazyload
@@ -67,3 +67,10 @@ def role_required(*roles):
         return wrapped
 
     return decorator
+
+
+def url_if_exists(endpoint, **values):
+    """The URL of a page this site may or may not have (a template global), or None."""
+    if endpoint not in current_app.view_functions:
+        return None
+    return url_for(endpoint, **values)

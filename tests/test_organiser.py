@@ -62,7 +62,8 @@ RESEARCHER_ENDPOINTS = {"organiser.index", "organiser.campaign", "organiser.pane
 
 def _organiser_routes(app):
     """Every route of the organiser blueprint, as (method, URL, endpoint)."""
-    values = {"slug": "test", "kind": "judgments", "fmt": "csv"}
+    # participation 1: the volunteer the test registers; ticket 1, whether or not it exists.
+    values = {"slug": "test", "kind": "judgments", "fmt": "csv", "participation_id": 1, "number": 1}
     routes = []
     with app.test_request_context():
         from flask import url_for
@@ -193,13 +194,15 @@ def test_campaign_lifecycle(app, client, make_campaign):
     db.session.refresh(campaign)
     assert campaign.status == "closed"
     page = client.get("/c/test/evaluate").get_data(as_text=True)
-    assert "This campaign is closed" in page
+    assert "This campaign is closed" in page and 'href="/c/test/raffle"' in page
     # Reopen with a start time in the future: not serving yet.
     later = (utcnow() + timedelta(hours=2)).strftime("%Y-%m-%dT%H:%M")
     organiser.post("/organiser/c/test/status", data={"csrf_token": token, "status": "open", "starts_at": later})
     db.session.refresh(campaign)
     assert campaign.status == "open" and not campaign.is_serving
-    assert "This campaign is closed" in client.get("/c/test/evaluate").get_data(as_text=True)
+    page = client.get("/c/test/evaluate").get_data(as_text=True)
+    assert "This campaign has not opened yet" in page and "This campaign opens on" in page
+    assert "Which translation is better?" not in page
     organiser.post("/organiser/c/test/status", data={"csrf_token": token, "status": "draft"})
     assert client.get("/c/test/").status_code == 404
     organiser.post("/organiser/c/test/status", data={"csrf_token": token, "status": "open"})

@@ -66,3 +66,10 @@ class AccountForm(FlaskForm):
     username = StringField(_l("Username"), validators=[DataRequired(), Length(min=3, max=40), Regexp(USERNAME_RE)])
     email = EmailField(_l("Email"), validators=[DataRequired(), Email(check_deliverability=False), Length(max=254)])
     password = PasswordField(_l("Password"), validators=[DataRequired(), Length(max=200), StrongPassword()])
+
+
+class DismissForm(FlaskForm):
+    reason = StringField(
+        _l("Reason for the dismissal (kept with the discarded judgments)"),
+        validators=[DataRequired(), Length(max=200), VisibleText()],
+    )

@@ -8,11 +8,12 @@ from ..choices import CAMPAIGN_STATUSES, ROLES, label
 from ..extensions import db
 from ..models import Campaign, Participation, User, utcnow
 from ..models import AuditLog
-from ..services import accounts, dashboard, export, prizes, raffle, suspicious
+from ..auth.forms import PostForm
+from ..services import accounts, dashboard, export, prizes, raffle, review, suspicious
 from ..services.security import audit
 from ..web import campaign_or_404, role_required
 from . import bp
-from .forms import AccountForm, AnnouncementForm, CommitForm, DrawForm, NotifyForm, StatusForm
+from .forms import AccountForm, AnnouncementForm, CommitForm, DismissForm, DrawForm, NotifyForm, StatusForm
 
 STAFF = ("organiser", "researcher")
 
@@ -214,7 +215,78 @@ def accounts_page():
 def suspicious_report(slug):
     """Patterns worth a look; organisers decide, nothing is punished here."""
     campaign = campaign_or_404(slug)
-    return render_template("organiser/suspicious.html", campaign=campaign, report=suspicious.report(campaign))
+    return render_template("organiser/suspicious.html", campaign=campaign, report=suspicious.report(campaign),
+                           held=review.held_volunteers(campaign))
+
+
+@bp.route("/c/<slug>/volunteer/<int:participation_id>")
+@role_required("organiser")
+def volunteer(slug, participation_id):
+    """One volunteer's profile, controls, signs, tickets and judgments."""
+    campaign = campaign_or_404(slug)
+    participation = review.participation_in(campaign, participation_id)
+    if participation is None:
+        abort(404)
+    record = review.volunteer_record(campaign, participation)
+    # The page shows personal data (the email): who looked is on record.
+    audit(current_user, "volunteer.view", campaign.slug, participation=participation_id)
+    db.session.commit()
+    return render_template("organiser/volunteer.html", campaign=campaign, record=record,
+                           post_form=PostForm(), dismiss_form=DismissForm())
+
+
+@bp.route("/c/<slug>/volunteer/<int:participation_id>/clear-hold", methods=["POST"])
+@role_required("organiser")
+def clear_hold(slug, participation_id):
+    return _decide(slug, participation_id, PostForm(), "volunteer.clear_hold",
+                   lambda campaign, participation: review.clear_hold(participation),
+                   _("The hold is cleared."))
+
+
+@bp.route("/c/<slug>/volunteer/<int:participation_id>/dismiss", methods=["POST"])
+@role_required("organiser")
+def dismiss(slug, participation_id):
+    form = DismissForm()
+    reason = (form.reason.data or "").strip()
+    return _decide(slug, participation_id, form, "volunteer.dismiss",
+                   lambda campaign, participation: review.dismiss(campaign, participation, reason, utcnow()),
+                   _("The volunteer is dismissed."), reason=reason)
+
+
+@bp.route("/c/<slug>/volunteer/<int:participation_id>/ticket/<int:number>/void", methods=["POST"])
+@role_required("organiser")
+def void_ticket(slug, participation_id, number):
+    return _decide(slug, participation_id, PostForm(), "ticket.void",
+                   lambda campaign, participation: review.void_ticket(campaign, participation, number, utcnow()),
+                   _("Ticket %(number)s is void.", number=number), ticket=number)
+
+
+def _decide(slug, participation_id, form, action, decision, done, **details):
+    """An organiser's decision about a volunteer: run it on the locked
+    participation, record it, commit, and tell the live pages. A refused
+    one changes nothing and says why."""
+    campaign = campaign_or_404(slug)
+    page = url_for("organiser.volunteer", slug=slug, participation_id=participation_id)
+    if not form.validate_on_submit():
+        _flash_errors(form)
+        return redirect(page)
+    participation = review.locked_volunteer(campaign, participation_id)
+    if participation is None:
+        db.session.rollback()
+        flash(_("This volunteer does not take part in this campaign."), "error")
+        return redirect(url_for("organiser.suspicious_report", slug=slug))
+    try:
+        decision(campaign, participation)
+    except review.ReviewError as exc:
+        db.session.rollback()
+        flash(str(exc), "error")
+        return redirect(page)
+    audit(current_user, action, campaign.slug, participation=participation_id, **details)
+    campaign_id = campaign.id  # read now: the commit expires the campaign
+    db.session.commit()
+    realtime.touch(campaign_id, participation_id)
+    flash(done, "info")
+    return redirect(page)
 
 
 @bp.route("/audit")

@@ -147,6 +147,13 @@ def site_cli(live_server):
     return run
 
 
+@pytest.fixture
+def site_database(live_server):
+    """The live site's database URL: for a test to set up what no page does yet."""
+    env = _server["env"]
+    return env.get("DATABASE_URL") or "sqlite:///" + os.path.join(env["BOZKA_INSTANCE"], "bozka.sqlite3")
+
+
 def _read_server_log():
     path = _server.get("log")
     if not path or not os.path.exists(path):

@@ -145,3 +145,9 @@ def test_an_answer_after_the_campaign_closed_wins_no_ticket(app, make_campaign):
     assert answered.status == "closed" and answered.new_ticket is None and answered.answered == 10
     assert db.session.scalar(select(db.func.count(Ticket.id))) == 0
     assert db.session.scalar(select(Item.answered_at).where(Item.token == step.item.token)) is not None  # kept
+
+
+def test_every_sign_has_a_label_for_the_organiser():
+    from app.choices import HOLD_REASONS
+
+    assert [code for code, _label in HOLD_REASONS] == list(holds.SIGNS)

@@ -42,6 +42,10 @@ def _volunteer_data(app):
         "organiser.raffle_notify": ("organiser", "/organiser/c/test/raffle/notify", {"prize": "1", "note": "Hi"}),
         "organiser.accounts_page": ("organiser", "/organiser/accounts", {
             "role": "researcher", "username": "sci", "email": "sci@example.org", "password": STRONG}),
+        # Participation 1 is the volunteer's (ane); refused or not, a decision is a 302 with a token.
+        "organiser.clear_hold": ("organiser", "/organiser/c/test/volunteer/1/clear-hold", {}),
+        "organiser.void_ticket": ("organiser", "/organiser/c/test/volunteer/1/ticket/1/void", {}),
+        "organiser.dismiss": ("organiser", "/organiser/c/test/volunteer/1/dismiss", {"reason": "a test"}),
         # Last: a new password ends the volunteer's other sessions.
         "auth.reset": ("anonymous", f"/reset/{reset_token}", {"password": NEW_PASSWORD, "password2": NEW_PASSWORD}),
     }

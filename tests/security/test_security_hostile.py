@@ -164,6 +164,23 @@ def test_organiser_pages_are_inert(app, hostile):
         assert_inert(page.get_data(as_text=True), where=path)
 
 
+def test_volunteer_pages_show_hostile_names_and_texts_as_text(app, hostile):
+    """The organiser's page about a volunteer: the username, the texts of
+    every judgment and a hostile dismissal reason, all inert."""
+    client = _organiser(app)
+    participations = db.session.scalars(select(Participation).order_by(Participation.id)).all()
+    url = f"/organiser/c/{SLUG}/volunteer/{participations[0].id}"
+    token = csrf_token(client, url)
+    client.post(f"{url}/dismiss", data={"csrf_token": token, "reason": PAYLOADS[0]})
+    db.session.refresh(participations[0])
+    assert participations[0].dismissed_reason == PAYLOADS[0]
+    for participation in participations:
+        page = client.get(f"/organiser/c/{SLUG}/volunteer/{participation.id}")
+        assert page.status_code == 200
+        shown = [participation.user.username] + ([PAYLOADS[0]] if participation.is_dismissed else [])
+        assert_inert(page.get_data(as_text=True), expected=_shown(shown), where=f"volunteer {participation.id}")
+
+
 def test_suspicious_report_lists_hostile_names_as_text(app, hostile):
     html = _organiser(app).get(f"/organiser/c/{SLUG}/suspicious").get_data(as_text=True)
     # All answered faster than anyone reads, and all registered from one address.

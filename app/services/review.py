@@ -1,0 +1,231 @@
+"""What an organiser sees and decides about one volunteer (issue 18, item 3).
+
+The page shows the evidence; the decisions are three: clear a hold, dismiss,
+void one ticket. Each works inside the caller's transaction on a
+participation locked with ``locked_volunteer`` (a judgment of the same
+volunteer waits meanwhile), and refuses, changing nothing, with a
+``ReviewError`` whose message says why.
+"""
+from dataclasses import dataclass, field
+
+from flask_babel import lazy_gettext as _l
+from sqlalchemy import func, select
+from sqlalchemy.orm import aliased
+
+from ..extensions import db
+from ..models import Control, Item, Output, Participation, Sentence, Ticket, User
+from . import answers, raffle
+from .assignment import lock_participation
+
+
+class ReviewError(ValueError):
+    """A refused decision; its message (translated when shown) says why."""
+
+
+def share(part, whole):
+    """part / whole, or None when there is nothing to divide."""
+    return part / whole if whole else None
+
+
+def longest_run(flags):
+    """The longest run of true values in ``flags`` (oldest first)."""
+    longest = current = 0
+    for flag in flags:
+        current = current + 1 if flag else 0
+        longest = max(longest, current)
+    return longest
+
+
+@dataclass
+class Signs:
+    """The evidence of the signs that hold a volunteer, over their test answers."""
+
+    left: int = 0
+    right: int = 0
+    equal: int = 0
+    too_fast: int = 0
+    fast_run: int = 0  # longest run of answers below the reading floor
+    crowd_equal: float = None  # the campaign's share of "equal", for comparison
+    # The signs' own counters, since joining or the last cleared hold.
+    since_clear: dict = field(default_factory=dict)
+
+    @property
+    def tests(self):
+        return self.left + self.right + self.equal
+
+    @property
+    def side_share(self):
+        """Share of the side chosen more often, "equal" left out (as the sign reads it)."""
+        return share(max(self.left, self.right), self.left + self.right)
+
+    @property
+    def equal_share(self):
+        return share(self.equal, self.tests)
+
+
+def read_signs(choices_and_speed, crowd_equal=None, since_clear=None):
+    """Signs from (choice, too_fast) of the test answers, oldest first."""
+    answered = list(choices_and_speed)
+    count = {choice: sum(1 for c, _fast in answered if c == choice) for choice in ("left", "right", "equal")}
+    fast = [bool(too_fast) for _c, too_fast in answered]
+    return Signs(
+        left=count["left"], right=count["right"], equal=count["equal"], too_fast=sum(fast),
+        fast_run=longest_run(fast), crowd_equal=crowd_equal, since_clear=since_clear or {},
+    )
+
+
+@dataclass
+class Judgment:
+    """One answered item as the page shows it (texts in the order shown)."""
+
+    position: int
+    answered_at: object
+    seconds: float
+    source: str
+    left: str
+    right: str
+    choice: str
+    too_fast: bool
+    discarded_at: object
+    control: bool
+    passed: bool  # controls only
+    better: str = None  # controls only: "left" or "right"
+
+
+@dataclass
+class Record:
+    participation: Participation
+    user: User
+    address_group: int  # accounts of this campaign registered from the same address
+    judgments: list
+    tickets: list
+    signs: Signs
+
+    @property
+    def controls(self):
+        return [judgment for judgment in self.judgments if judgment.control]
+
+
+def participation_in(campaign, participation_id):
+    """The campaign's participation with this id, or None (another campaign's too)."""
+    participation = db.session.get(Participation, participation_id)
+    if participation is None or participation.campaign_id != campaign.id:
+        return None
+    return participation
+
+
+def locked_volunteer(campaign, participation_id):
+    """The campaign's participation, locked for a decision (a judgment of
+    theirs waits meanwhile), or None (another campaign's volunteer too)."""
+    if participation_in(campaign, participation_id) is None:
+        return None
+    return lock_participation(participation_id)
+
+
+_left, _right = aliased(Output), aliased(Output)
+_JUDGMENTS = (
+    select(Item, Sentence.source, _left.text, _right.text, Control.source, Control.better, Control.worse)
+    .outerjoin(Sentence, Sentence.id == Item.sentence_id)
+    .outerjoin(_left, (_left.sentence_id == Item.sentence_id) & (_left.system_id == Item.left_system_id))
+    .outerjoin(_right, (_right.sentence_id == Item.sentence_id) & (_right.system_id == Item.right_system_id))
+    .outerjoin(Control, Control.id == Item.control_id)
+    .order_by(Item.position)
+)
+
+
+def judgments_of(participation):
+    """Every answered item of the volunteer, oldest first."""
+    rows = db.session.execute(
+        _JUDGMENTS.where(Item.participation_id == participation.id, Item.answered_at.is_not(None))
+    )
+    made = []
+    for item, source, left, right, control_source, better, worse in rows:
+        if item.is_control:
+            source = control_source
+            left, right = (better, worse) if item.better_left else (worse, better)
+        made.append(Judgment(
+            position=item.position, answered_at=item.answered_at, seconds=item.seconds, source=source,
+            left=left, right=right, choice=item.choice, too_fast=item.too_fast, discarded_at=item.discarded_at,
+            control=item.is_control, passed=item.passed,
+            better=("left" if item.better_left else "right") if item.is_control else None,
+        ))
+    return made
+
+
+def volunteer_record(campaign, participation):
+    """What the organiser's page about one volunteer shows."""
+    user = participation.user
+    group = 1
+    if user.signup_address:
+        group = db.session.scalar(
+            select(func.count(User.id))
+            .join(Participation, Participation.user_id == User.id)
+            .where(Participation.campaign_id == campaign.id, User.signup_address == user.signup_address)
+        )
+    judgments = judgments_of(participation)
+    tickets = db.session.scalars(
+        select(Ticket).where(Ticket.participation_id == participation.id).order_by(Ticket.number)
+    ).all()
+    since_clear = {
+        "left": participation.tests_left, "right": participation.tests_right,
+        "equal": participation.tests_equal, "fast_run": participation.fast_run,
+    }
+    signs = read_signs(
+        ((j.choice, j.too_fast) for j in judgments if not j.control),
+        crowd_equal=share(campaign.equal_judgments, campaign.collected_judgments),
+        since_clear=since_clear,
+    )
+    return Record(participation, user, group, judgments, tickets, signs)
+
+
+def held_volunteers(campaign):
+    """(participation, username) of the volunteers held for review, longest held first."""
+    return db.session.execute(
+        select(Participation, User.username)
+        .join(User, User.id == Participation.user_id)
+        .where(Participation.campaign_id == campaign.id, Participation.held_at.is_not(None),
+               Participation.dismissed_at.is_(None))
+        .order_by(Participation.held_at)
+    ).all()
+
+
+def clear_hold(participation):
+    """Let a held volunteer back into the ranking and the ticket list; the
+    signs start again from the next answers (their counters back to 0)."""
+    if participation.is_dismissed:
+        raise ReviewError(_l("This volunteer was dismissed: there is no hold to clear."))
+    if not participation.is_held:
+        raise ReviewError(_l("This volunteer is not held."))
+    participation.held_at = None
+    participation.held_reason = None
+    participation.tests_left = participation.tests_right = participation.tests_equal = 0
+    participation.fast_run = 0
+    db.session.flush()
+
+
+def dismiss(campaign, participation, reason, now):
+    """End a volunteer's participation for ``reason`` (``answers.dismiss``:
+    judgments discarded, slots back to the pool, tickets void)."""
+    reason = (reason or "").strip()
+    if participation.is_dismissed:
+        raise ReviewError(_l("This volunteer was already dismissed."))
+    if not reason:
+        raise ReviewError(_l("Give the reason for the dismissal."))
+    answers.dismiss(campaign, participation, reason, now)
+    db.session.flush()
+
+
+def void_ticket(campaign, participation, number, now):
+    """Void one of the volunteer's valid tickets; returns it."""
+    ticket = db.session.scalar(select(Ticket).where(Ticket.campaign_id == campaign.id, Ticket.number == number))
+    if ticket is None or ticket.participation_id != participation.id:
+        raise ReviewError(_l("Ticket %(number)s is not this volunteer's.", number=number))
+    if ticket.voided_at is not None:
+        raise ReviewError(_l("Ticket %(number)s is already void.", number=number))
+    record = raffle.commitment(campaign)
+    if record is not None and record.drawn_at is not None:
+        # The draw used the published list: voiding now would change nothing it decided.
+        raise ReviewError(_l("The raffle was already drawn: its tickets can no longer change."))
+    ticket.voided_at = now
+    db.session.flush()
+    return ticket

@@ -1,0 +1,17 @@
+"""Where a campaign stands in its schedule, as volunteers are told it."""
+
+UPCOMING, OPEN, ENDED = "upcoming", "open", "ended"
+
+
+def phase(status, starts_at, ends_at, now):
+    """"upcoming" before the start (a draft too), "ended" once closed or past
+    the end, else "open". Times are naive UTC, as stored."""
+    if status == "closed" or (ends_at is not None and now >= ends_at):
+        return ENDED
+    if status == "draft" or (starts_at is not None and now < starts_at):
+        return UPCOMING
+    return OPEN
+
+
+def phase_of(campaign, now):
+    return phase(campaign.status, campaign.starts_at, campaign.ends_at, now)
