@@ -13,6 +13,13 @@ DEMO = os.path.join(os.path.dirname(HERE), "app", "demo", "en-eu")
 QUIET_SIGNS = {"fast_seconds_per_word": 0, "hold_min_tests": 0, "hold_fast_run": 0}
 
 
+def quiet_demo_commands():
+    """``flask`` arguments that turn the floor and the signs off in the demo
+    campaigns of a live test site (whose browsers and scripts answer at once)."""
+    quiet = [f"{name}={value}" for name, value in QUIET_SIGNS.items()]
+    return [["campaign", "settings", slug, *quiet] for slug in ("demo-en-eu", "demo-en-ur")]
+
+
 def write_campaign(folder, sentences=12, systems=("A", "B", "C"), controls=20, identical=(), **settings):
     """Write a small valid campaign folder; returns its path."""
     os.makedirs(os.path.join(folder, "systems"), exist_ok=True)

@@ -197,6 +197,22 @@ def test_dismissal_removes_a_volunteer_at_once(app, make_campaign):
     assert ranking["top"] == [] and ranking["volunteers"] == 1 and ranking["collected"] == 0
 
 
+def test_a_hold_removes_a_volunteer_at_once(app, make_campaign):
+    # Always the first translation: the side sign holds after 5 tests (a loose alpha for a short test).
+    make_campaign(sentences=20, hold_min_tests=5, hold_alpha=0.1)
+    alice, bob = _login_client(app, n=1), _login_client(app, n=2)
+    alice_socket, bob_socket = _socket(app, alice), _socket(app, bob)
+    _judge(alice, 3)
+    realtime.flush()
+    assert _events(bob_socket, "ranking")[-1]["top"][0]["n"] == "vol1"
+    data = _judge(alice, 7)  # _judge answers "left" on every test item
+    assert data["held"] and data["status"] == "accepted"
+    realtime.flush()
+    ranking = _events(bob_socket, "ranking")[-1]
+    assert ranking["top"] == [] and ranking["last"]["n"] == "vol2"  # Bob, who joined later, but not ranked
+    assert _events(alice_socket, "me")[-1]["held"] is True and _events(alice_socket, "me")[-1]["rank"] is None
+
+
 def test_burst_of_100_judgments_yields_a_bounded_number_of_broadcasts(app, make_campaign):
     make_campaign(sentences=150, systems=("A", "B"), controls=40)
     app.config.update(BOZKA_REALTIME_TICKER=True, BOZKA_BROADCAST_INTERVAL=0.25)

@@ -102,6 +102,10 @@ def test_clear_hold_starts_the_signs_again(app, make_campaign):
 
 def test_void_ticket_refuses_what_is_not_the_volunteers_or_already_void(app, make_campaign):
     campaign = make_campaign(sentences=30)
+    # The commitment comes before the first ticket and names the end as the draw's time.
+    campaign.ends_at = utcnow() + timedelta(days=1)
+    raffle.commit(campaign, raffle.sha256_hex("seed"))
+    db.session.commit()
     ane, jon = _volunteer(campaign, "ane", 20), _volunteer(campaign, "jon", 10, seed=4)
     (first, _v1), (second, _v2) = _tickets(ane)
     (jons, _v3), = _tickets(jon)
@@ -115,8 +119,7 @@ def test_void_ticket_refuses_what_is_not_the_volunteers_or_already_void(app, mak
     with pytest.raises(review.ReviewError, match="already void"):
         review.void_ticket(campaign, ane, first, utcnow())
     # After the draw its ticket list is final.
-    raffle.commit(campaign, raffle.sha256_hex("seed"))
-    raffle.draw(campaign, "seed", 1)
+    raffle.draw(campaign, "seed", 1, now=campaign.ends_at)
     db.session.commit()
     with pytest.raises(review.ReviewError, match="already drawn"):
         review.void_ticket(campaign, ane, second, utcnow())

@@ -110,7 +110,8 @@ def build(campaign_id):
     newest = db.session.execute(
         select(User.username, User.hide_from_ranking)
         .join(Participation, Participation.user_id == User.id)
-        .where(Participation.campaign_id == campaign_id, Participation.dismissed_at.is_(None))
+        .where(Participation.campaign_id == campaign_id, Participation.dismissed_at.is_(None),
+               Participation.held_at.is_(None))  # a held volunteer's name is not shown anywhere public
         .order_by(Participation.joined_at.desc(), Participation.id.desc())
         .limit(1)
     ).first()

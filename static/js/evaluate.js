@@ -170,7 +170,7 @@
 
   var lastRank = null;
   function onMe(data) {
-    list("around", data.around, prizes, i18n.unranked);
+    list("around", data.around, prizes, data.held ? i18n.reviewing : i18n.unranked);
     if (data.rank && data.rank !== lastRank) {
       // Announced politely to screen readers; shown in the list above.
       if (lastRank !== null) $("rank-announce").textContent = i18n.rank.replace("%(rank)s", data.rank);

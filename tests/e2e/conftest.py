@@ -21,6 +21,7 @@ import urllib.request
 import pytest
 from browser import CHROMIUM, CHROMIUM_ARGS  # noqa: F401 (imported from here by other tests)
 from databases import scratch_database
+from helpers import quiet_demo_commands
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BIN = os.path.dirname(sys.executable)
@@ -97,10 +98,8 @@ def live_server():
         env["DATABASE_URL"] = database
     # The browsers answer faster than anyone reads and often pick one side:
     # the reading floor and the signs that hold a volunteer are off.
-    quiet = ("fast_seconds_per_word=0", "hold_min_tests=0", "hold_fast_run=0")
     for step in (flask_command("db", "upgrade"), flask_command("demo"),
-                 flask_command("campaign", "settings", "demo-en-eu", *quiet),
-                 flask_command("campaign", "settings", "demo-en-ur", *quiet)):
+                 *(flask_command(*args) for args in quiet_demo_commands())):
         done = subprocess.run(step, cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
         assert done.returncode == 0, f"{' '.join(step)} failed:\n{done.stdout}\n{done.stderr}"
 

@@ -17,7 +17,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from cluster import Cluster, nginx_binary  # noqa: E402
 from databases import scratch_database  # noqa: E402
-from helpers import write_campaign  # noqa: E402
+from helpers import QUIET_SIGNS, write_campaign  # noqa: E402
 
 INTERVAL = 0.5  # seconds between ranking broadcasts
 
@@ -59,7 +59,7 @@ def cluster(tmp_path_factory):
             cluster.start()
             campaign = write_campaign(
                 str(folder / "campaign"), sentences=30, systems=("A", "B", "C"), controls=20,
-                judgments_per_pair=3,
+                judgments_per_pair=3, **QUIET_SIGNS,  # the clients answer at once
             )
             cluster.flask("campaign", "import", campaign)
             yield cluster

@@ -91,7 +91,8 @@ def test_a_volunteer_who_always_picks_the_first_translation_is_held(app, make_ca
     assert all(step.status == "accepted" for step in steps)  # they may go on
     # Out of the ranking, tickets kept for the organiser to decide on.
     leaderboard.invalidate()
-    assert leaderboard.get(campaign.id).rank_of(lefty.id) is None
+    ranking = leaderboard.get(campaign.id)
+    assert ranking.rank_of(lefty.id) is None and ranking.last_comer is None  # the name nowhere public
     assert rewards.ticket_numbers(lefty.id)
     assert "reviewing your answers" in tickets_summary(10, [1], 10, under_review=True)
 

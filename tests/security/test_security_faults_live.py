@@ -27,6 +27,7 @@ import requests
 
 from databases import on_postgresql, scratch_database
 from e2e.conftest import ROOT, _free_port, _wait_until_up, flask_command, serve_command
+from helpers import quiet_demo_commands
 
 SLUG = "demo-en-eu"
 PASSWORD = "correct horse battery 9"
@@ -59,7 +60,8 @@ class Site:
         self.database = os.path.join(self.instance, "bozka.sqlite3")
         self.process = None
         self.log_path = os.path.join(self.instance, "server.log")
-        for step in (flask_command("db", "upgrade"), flask_command("demo")):
+        for step in (flask_command("db", "upgrade"), flask_command("demo"),
+                     *(flask_command(*args) for args in quiet_demo_commands())):
             done = subprocess.run(step, cwd=ROOT, env=self.env, capture_output=True, text=True, timeout=120)
             assert done.returncode == 0, done.stdout + done.stderr
 
