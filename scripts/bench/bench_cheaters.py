@@ -40,6 +40,13 @@ def holds(database):
     return {name: (held, dismissed) for name, held, dismissed in rows}
 
 
+def per_ticket(group, published):
+    """Seconds of pace (the mean of each player's range) per published ticket, over a group of players."""
+    seconds = sum(len(p.seen) * sum(p.pace) / 2 for p in group)
+    tickets = sum(len(set(p.tickets) & published) for p in group)
+    return seconds / tickets if tickets else float("nan")
+
+
 def in_ranking_at(player, n):
     """Ranked after their ``n``th answer: not held by then, and some answer counted."""
     seen = player.seen[:n]
@@ -82,11 +89,11 @@ def main(argv=None):
     print(f"\nHonest volunteers: {len(people)}; held {len(honest_held)}; dismissed by the control rule "
           f"{len(dismissed)}; their tickets in the published list {honest_tickets}")
     c = cheaters[2]
-    seconds = sum((low + high) / 2 for low, high in [c.pace] * len(c.seen))
     c_tickets = len(set(c.tickets) & published)
-    cost = f"{seconds / c_tickets:.0f} s of judging per published ticket" if c_tickets else "no published ticket"
-    print(f"(c), random at a human pace: {c_tickets} published ticket(s) from {len(c.seen)} answers: {cost}, "
-          "as much time as an honest volunteer spends; its test answers are noise in the research data")
+    cost = f"{per_ticket([c], published):.0f} s of waiting per published ticket" if c_tickets else "no published ticket"
+    print(f"(c), random at a human pace: {c_tickets} published ticket(s) from {len(c.seen)} answers: {cost}; "
+          f"an honest volunteer spends {per_ticket(people, published):.0f} s; (c)'s test answers are noise "
+          "in the research data")
     print(f"\nTargets (issue 18), {busy:.0f} % busy before the run:")
     for player in cheaters[:2]:
         clean = not (set(player.tickets) & published) and not in_ranking_at(player, 30)
