@@ -92,7 +92,7 @@ class Campaign(db.Model):
     # below hold_alpha; hold_fast_run answers below the reading floor in a
     # row (0: off).
     hold_min_tests = db.Column(db.Integer, nullable=False, default=20)
-    hold_alpha = db.Column(db.Float, nullable=False, default=0.0001)
+    hold_alpha = db.Column(db.Float, nullable=False, default=0.00001)
     hold_fast_run = db.Column(db.Integer, nullable=False, default=5)
     # Maintained counters.
     target_judgments = db.Column(db.Integer, nullable=False, default=0)

@@ -38,7 +38,7 @@ SETTINGS = {
     "daily_cap": (int, 0, 0),
     "fast_seconds_per_word": (float, 0.0375, 0.0),
     "hold_min_tests": (int, 20, 0),
-    "hold_alpha": (float, 0.0001, 0.0),
+    "hold_alpha": (float, 0.00001, 0.0),
     "hold_fast_run": (int, 5, 0),
 }
 

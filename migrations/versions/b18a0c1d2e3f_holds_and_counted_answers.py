@@ -18,7 +18,7 @@ depends_on = None
 def upgrade():
     with op.batch_alter_table('campaigns', schema=None) as batch_op:
         batch_op.add_column(sa.Column('hold_min_tests', sa.Integer(), nullable=False, server_default='20'))
-        batch_op.add_column(sa.Column('hold_alpha', sa.Float(), nullable=False, server_default='0.0001'))
+        batch_op.add_column(sa.Column('hold_alpha', sa.Float(), nullable=False, server_default='0.00001'))
         batch_op.add_column(sa.Column('hold_fast_run', sa.Integer(), nullable=False, server_default='5'))
         batch_op.add_column(sa.Column('equal_judgments', sa.Integer(), nullable=False, server_default='0'))
 
