@@ -303,6 +303,7 @@ def read_campaign(folder):
             f"are needed so that a volunteer can judge {min(len(sources), CONTROL_COVERAGE)} "
             "sentences without seeing a control twice",
         )
+    small_pool = pool_warning(len(controls), per_volunteer, settings["expected_volunteers"])
     instructions = ""
     if data.get("instructions"):
         path = _inside(folder, _require(data, "instructions"), "instructions")
@@ -327,11 +328,7 @@ def read_campaign(folder):
         controls=controls,
         settings=settings,
         interface_language=interface,
-        warnings=[
-            f"{controls_file}: {warning}"
-            for warning in [pool_warning(len(controls), per_volunteer, settings["expected_volunteers"])]
-            if warning
-        ],
+        warnings=[f"{controls_file}: {small_pool}"] if small_pool else [],
         **languages,
     )
 
