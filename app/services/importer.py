@@ -282,7 +282,9 @@ def read_campaign(folder):
         _same_length(display, references, source_file, sources)
     controls_file, controls = _controls(folder, _require(data, "controls"))
     covered = min(len(sources), CONTROL_COVERAGE)
-    needed = controls_needed(covered, settings["control_first"], settings["control_every"], settings["control_placement"])
+    needed = controls_needed(
+        covered, settings["control_first"], settings["control_every"], settings["control_placement"]
+    )
     per_volunteer = settings["controls_per_volunteer"]
     if per_volunteer > len(controls):
         raise CampaignFormatError(
