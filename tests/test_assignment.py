@@ -14,7 +14,7 @@ from app.models import Control, Item, Participation, Sentence, Slot, Ticket, utc
 from app.services import accounts, assignment, evaluation, quality, reservations
 from app.services.importer import create_campaign, read_campaign
 from databases import fresh_schema
-from helpers import write_campaign
+from helpers import QUIET_SIGNS, write_campaign
 
 
 def _volunteer(campaign, n):
@@ -173,7 +173,7 @@ def test_a_reservation_is_released_when_it_expires_whenever_the_last_look_up_was
 
 
 def test_control_pool_exhausted_reuses_the_oldest_and_records_it(app, tmp_path):
-    folder = write_campaign(str(tmp_path / "c"), sentences=12, systems=("A", "B"), controls=5)
+    folder = write_campaign(str(tmp_path / "c"), sentences=12, systems=("A", "B"), controls=5, **QUIET_SIGNS)
     campaign = create_campaign(read_campaign(folder))
     db.session.delete(db.session.scalars(select(Control).where(Control.number == 5)).one())
     p = _volunteer(campaign, 1)
@@ -198,7 +198,7 @@ def test_tickets_and_reused_controls_cost_no_flush_of_the_session(app, tmp_path)
     again, once flushed the session's unit of work (about 1 ms) at every tenth
     item and at every control once the pool was used up; only the first reuse
     changes an object (the volunteer's "seen every control")."""
-    folder = write_campaign(str(tmp_path / "c"), sentences=12, systems=("A", "B"), controls=5)
+    folder = write_campaign(str(tmp_path / "c"), sentences=12, systems=("A", "B"), controls=5, **QUIET_SIGNS)
     campaign = create_campaign(read_campaign(folder))
     for number in (4, 5):
         db.session.delete(db.session.scalars(select(Control).where(Control.number == number)).one())
