@@ -50,6 +50,8 @@ def import_command(path, dry_run, status):
         f"{verb}: {spec.slug}: {len(spec.sources)} sentences, {len(spec.systems)} systems "
         f"({pairs} pairs), {len(spec.controls)} controls."
     )
+    for warning in spec.warnings:
+        click.echo(f"Warning: {warning}")
 
 
 @campaign_cli.command("settings")

@@ -78,6 +78,13 @@ class Campaign(db.Model):
     judgments_per_pair = db.Column(db.Integer, nullable=False, default=5)
     control_first = db.Column(db.Integer, nullable=False, default=2)
     control_every = db.Column(db.Integer, nullable=False, default=5)
+    # "fixed": every control_every-th item; "random": one at a secret place
+    # in each block of control_every items (quality.is_control_position).
+    control_placement = db.Column(db.String(8), nullable=False, default="fixed")
+    # Each volunteer is served from their own subset of this many controls
+    # (0: the whole pool); expected_volunteers sizes the importer's warning.
+    controls_per_volunteer = db.Column(db.Integer, nullable=False, default=0)
+    expected_volunteers = db.Column(db.Integer, nullable=False, default=0)
     failure_cutoff = db.Column(db.String(16), nullable=False, default="1/3")
     check_every = db.Column(db.Integer, nullable=False, default=10)
     control_window = db.Column(db.Integer, nullable=False, default=0)

@@ -173,7 +173,7 @@ def test_a_reservation_is_released_when_it_expires_whenever_the_last_look_up_was
 
 
 def test_control_pool_exhausted_reuses_the_oldest_and_records_it(app, tmp_path):
-    folder = write_campaign(str(tmp_path / "c"), sentences=12, systems=("A", "B"), controls=5)
+    folder = write_campaign(str(tmp_path / "c"), sentences=12, systems=("A", "B"), controls=5, **QUIET_SIGNS)
     campaign = create_campaign(read_campaign(folder))
     db.session.delete(db.session.scalars(select(Control).where(Control.number == 5)).one())
     p = _volunteer(campaign, 1)
@@ -294,8 +294,11 @@ def test_failing_a_first_control_ends_at_once(app, make_campaign):
     volunteers=st.integers(min_value=1, max_value=5),
     seed=st.integers(min_value=0, max_value=10_000),
     honesty=st.floats(min_value=0.5, max_value=1.0),
+    placement=st.sampled_from(quality.PLACEMENTS),
+    per_volunteer=st.sampled_from([0, 6]),
 )
-def test_invariants_under_interleaved_volunteers(app, tmp_path_factory, sentences, systems, target, volunteers, seed, honesty):
+def test_invariants_under_interleaved_volunteers(app, tmp_path_factory, sentences, systems, target, volunteers, seed, honesty,
+                                                placement, per_volunteer):
     _fresh(app)
     folder = write_campaign(
         str(tmp_path_factory.mktemp("c")),
@@ -303,6 +306,8 @@ def test_invariants_under_interleaved_volunteers(app, tmp_path_factory, sentence
         systems=tuple("ABCD"[:systems]),
         controls=20,
         judgments_per_pair=target,
+        control_placement=placement,
+        controls_per_volunteer=per_volunteer,
     )
     campaign = create_campaign(read_campaign(folder))
     people = [_volunteer(campaign, n) for n in range(volunteers)]
@@ -336,8 +341,14 @@ def test_invariants_under_interleaved_volunteers(app, tmp_path_factory, sentence
         seen = [i.sentence_id for i in items if i.sentence_id is not None]
         assert len(seen) == len(set(seen)), "a sentence was shown twice"
         assert [i.position for i in items] == list(range(1, len(items) + 1))
+        volunteer = quality.volunteer_seed(campaign.pseudonym_salt, pid)
         for i in items:
-            assert i.is_control == quality.is_control_position(i.position), "control at wrong position"
+            assert i.is_control == quality.is_control_position(
+                i.position, 2, 5, placement, volunteer
+            ), "control at wrong position"
+        pool = db.session.scalars(select(Control.id)).all()
+        mine = set(quality.volunteer_controls(pool, per_volunteer, volunteer))
+        assert {i.control_id for i in items if i.is_control} <= mine, "a control from outside the volunteer's subset"
         # Dismissal exactly when the rule says, replayed from the answers.
         results, expected = [], None
         for i in items:

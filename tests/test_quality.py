@@ -90,3 +90,90 @@ def test_controls_needed_counts_controls_before_n_sentences():
     assert controls_needed(3) == 3
     assert controls_needed(6) == 3
     assert controls_needed(7) == 4
+
+
+# Per-volunteer controls and their placement (issue 18, item 4).
+
+placements = st.sampled_from(quality.PLACEMENTS)
+
+
+@given(first=st.integers(0, 4), every=st.integers(2, 9), seed=st.text(max_size=12), blocks=st.integers(1, 30))
+def test_random_placement_keeps_one_control_in_each_block(first, every, seed, blocks):
+    assert all(quality.is_control_position(p, first, every, "random", seed) for p in range(1, first + 1))
+    for block in range(blocks):
+        start = first + 1 + block * every
+        inside = [p for p in range(start, start + every) if quality.is_control_position(p, first, every, "random", seed)]
+        assert inside == [start + quality.control_offset(seed, block, every)]
+
+
+def test_random_placement_differs_between_volunteers_and_the_default_is_the_papers():
+    places = {
+        tuple(p for p in range(3, 53) if quality.is_control_position(p, 2, 5, "random", f"salt:{pid}"))
+        for pid in range(50)
+    }
+    assert len(places) > 45  # 5**10 schedules: volunteers rarely share one
+    offsets = [quality.control_offset(f"salt:{pid}", 0, 5) for pid in range(2000)]
+    assert all(offsets.count(n) > 300 for n in range(5))  # every place in the block, about equally
+    assert [p for p in range(1, 31) if quality.is_control_position(p, 2, 5, "fixed", "any")] == [1, 2, 5, 10, 15, 20, 25, 30]
+    with pytest.raises(ValueError):
+        quality.is_control_position(3, 2, 5, "sometimes", "seed")
+
+
+@given(sentences=st.integers(1, 80), first=st.integers(0, 3), every=st.integers(2, 7), seed=st.text(max_size=8),
+       placement=placements)
+def test_controls_needed_bounds_every_volunteers_schedule(sentences, first, every, seed, placement):
+    position, judged, met = 0, 0, 0
+    while judged < sentences:
+        position += 1
+        if quality.is_control_position(position, first, every, placement, seed):
+            met += 1
+        else:
+            judged += 1
+    assert met <= controls_needed(sentences, first, every, placement)
+    if placement == "fixed":
+        assert met == controls_needed(sentences, first, every, placement)
+
+
+@given(pool=st.integers(1, 120), per=st.integers(0, 130), pid=st.integers(1, 10**6))
+def test_a_volunteers_subset_has_k_distinct_controls_of_the_pool_and_is_stable(pool, per, pid):
+    ids = list(range(1000, 1000 + pool))
+    mine = quality.volunteer_controls(ids, per, f"salt:{pid}")
+    assert len(set(mine)) == len(mine) == (per if 0 < per < pool else pool)
+    assert set(mine) <= set(ids)
+    assert mine == quality.volunteer_controls(list(reversed(ids)), per, f"salt:{pid}")
+
+
+def test_subsets_differ_between_volunteers_and_campaigns():
+    ids = list(range(1, 101))
+    subsets = [frozenset(quality.volunteer_controls(ids, 14, quality.volunteer_seed("salt", pid))) for pid in range(200)]
+    assert len(set(subsets)) == 200
+    # Two volunteers share about 14 * 14 / 100 controls, far from all of them.
+    shared = [len(a & b) for a, b in zip(subsets, subsets[1:])]
+    assert max(shared) < 10 and 1 < sum(shared) / len(shared) < 3.5
+    assert quality.volunteer_controls(ids, 14, "other:1") != quality.volunteer_controls(ids, 14, "salt:1")
+    counts = [sum(cid in s for s in subsets) for cid in ids]
+    assert min(counts) > 10  # every control of the pool gets used
+
+
+def test_pool_warning_rule():
+    # The whole pool for everyone: one account that has seen it reveals all.
+    assert "same 20 controls" in quality.pool_warning(20, 0, 0)
+    assert "same 300 controls" in quality.pool_warning(300, 300, 10)
+    # 14 of 100: five accounts see about 53 % of anyone's controls.
+    assert "at least 109 controls" in quality.pool_warning(100, 14, 0)
+    assert quality.pool_warning(109, 14, 0) is None and quality.pool_warning(150, 14, 500) is None
+    # More volunteers, more who may share: 1000 expected count as 10 accounts.
+    assert quality.revealing_accounts(1000) == 10 and quality.revealing_accounts(40) == 5
+    assert "at least 210 controls" in quality.pool_warning(150, 14, 1000)
+    assert quality.pool_warning(210, 14, 1000) is None
+
+
+@given(pool=st.integers(1, 400), per=st.integers(1, 60), expected=st.integers(0, 5000))
+def test_the_pool_the_warning_asks_for_is_enough(pool, per, expected):
+    warning = quality.pool_warning(pool, per, expected)
+    share = quality.revealed_share(pool, per, quality.revealing_accounts(expected))
+    assert (warning is None) == (share <= quality.MAX_REVEALED)
+    if warning and per < pool:
+        enough = int(warning.split("at least ")[1].split()[0])
+        assert quality.pool_warning(enough, per, expected) is None
+        assert enough == per or quality.pool_warning(enough - 1, per, expected) is not None

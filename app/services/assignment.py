@@ -250,9 +250,10 @@ _CONTROLS_SEEN = (
 )
 
 
-def _serve_control(campaign, participation, rng):
+def _serve_control(campaign, participation, rng, seed):
     rows = execute(_CONTROLS_SEEN, {"campaign_id": campaign.id, "participation_id": participation.id}).all()
-    control_ids = [cid for cid, _position in rows]
+    # Only the volunteer's own subset of the pool (all of it by default).
+    control_ids = quality.volunteer_controls([cid for cid, _position in rows], campaign.controls_per_volunteer, seed)
     last_seen = {cid: position for cid, position in rows if position is not None}
     unseen = [cid for cid in control_ids if cid not in last_seen]
     reused = not unseen
@@ -277,8 +278,11 @@ def serve_next(campaign, participation, now, rng):
     with db.session.no_autoflush:
         reservations.release_expired(campaign.id, now, campaign.reservation_timeout)
         position = participation.items_served + 1
-        if quality.is_control_position(position, campaign.control_first, campaign.control_every):
-            fields = _serve_control(campaign, participation, rng)
+        seed = quality.volunteer_seed(campaign.pseudonym_salt, participation.id)
+        if quality.is_control_position(
+            position, campaign.control_first, campaign.control_every, campaign.control_placement, seed
+        ):
+            fields = _serve_control(campaign, participation, rng, seed)
         else:
             fields = _serve_test(campaign, participation, rng)
     if fields is None:

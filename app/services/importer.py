@@ -5,6 +5,7 @@
 nothing is written to the database unless it succeeds, and then
 ``create_campaign`` writes the whole campaign in one transaction.
 """
+import math
 import os
 import re
 import tomllib
@@ -14,7 +15,7 @@ from itertools import combinations
 
 from ..extensions import db
 from ..models import Campaign, Control, Output, Sentence, Slot, System
-from .quality import is_control_position
+from .quality import PLACEMENTS, is_control_position, pool_warning
 
 SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
 LANG_RE = re.compile(r"^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$")
@@ -30,6 +31,9 @@ SETTINGS = {
     "judgments_per_pair": (int, 5, 1),
     "control_first": (int, 2, 0),
     "control_every": (int, 5, 2),
+    "control_placement": (str, "fixed", None),
+    "controls_per_volunteer": (int, 0, 0),
+    "expected_volunteers": (int, 0, 0),
     "failure_cutoff": (str, "1/3", None),
     "check_every": (int, 10, 1),
     "control_window": (int, 0, 0),
@@ -67,10 +71,14 @@ class CampaignSpec:
     controls: list  # (source, better, worse)
     settings: dict = field(default_factory=dict)
     interface_language: str = "en"
+    warnings: list = field(default_factory=list)  # for the organiser; the import goes on
 
 
-def controls_needed(sentences, first=2, every=5):
-    """Controls a volunteer meets before judging ``sentences`` sentences."""
+def controls_needed(sentences, first=2, every=5, placement="fixed"):
+    """Controls a volunteer meets before judging ``sentences`` sentences (with
+    random placement, at most: when each block's control comes first)."""
+    if placement == "random":
+        return first + math.ceil(sentences / (every - 1))
     position, judged, controls = 0, 0, 0
     while judged < sentences:
         position += 1
@@ -196,6 +204,9 @@ def checked_settings(raw, known, defaults=True):
                     "campaign.toml", None, "failure_cutoff must be a fraction such as \"1/3\""
                 )
             value = str(fraction)
+        elif name == "control_placement":
+            if value not in PLACEMENTS:
+                raise CampaignFormatError("campaign.toml", None, f"{name} must be one of: {', '.join(PLACEMENTS)}")
         elif kind is float:
             if not isinstance(value, (int, float)) or isinstance(value, bool) or not minimum <= value < 10:
                 raise CampaignFormatError("campaign.toml", None, f"{name} must be a number from {minimum} to 10")
@@ -270,9 +281,22 @@ def read_campaign(folder):
         display, references = _read_lines(folder, _require(data, "reference"), "reference")
         _same_length(display, references, source_file, sources)
     controls_file, controls = _controls(folder, _require(data, "controls"))
+    covered = min(len(sources), CONTROL_COVERAGE)
     needed = controls_needed(
-        min(len(sources), CONTROL_COVERAGE), settings["control_first"], settings["control_every"]
+        covered, settings["control_first"], settings["control_every"], settings["control_placement"]
     )
+    per_volunteer = settings["controls_per_volunteer"]
+    if per_volunteer > len(controls):
+        raise CampaignFormatError(
+            "campaign.toml", None, f"controls_per_volunteer is {per_volunteer}, but {controls_file} has {len(controls)}"
+        )
+    if 0 < per_volunteer < needed:
+        raise CampaignFormatError(
+            "campaign.toml",
+            None,
+            f"controls_per_volunteer must be 0 or at least {needed}, so that a volunteer can judge {covered} "
+            "sentences without seeing a control twice",
+        )
     if len(controls) < needed:
         raise CampaignFormatError(
             controls_file,
@@ -281,6 +305,7 @@ def read_campaign(folder):
             f"are needed so that a volunteer can judge {min(len(sources), CONTROL_COVERAGE)} "
             "sentences without seeing a control twice",
         )
+    small_pool = pool_warning(len(controls), per_volunteer, settings["expected_volunteers"])
     instructions = ""
     if data.get("instructions"):
         path = _inside(folder, _require(data, "instructions"), "instructions")
@@ -305,6 +330,7 @@ def read_campaign(folder):
         controls=controls,
         settings=settings,
         interface_language=interface,
+        warnings=[f"{controls_file}: {small_pool}"] if small_pool else [],
         **languages,
     )
 

@@ -1,15 +1,102 @@
 """Control-sentence rules (paper, section 3), as plain functions of values."""
+import hashlib
+import heapq
+import math
 from fractions import Fraction
 
 INITIAL_CONTROL_FAILED = "failed one of the first control sentences"
 CONTROL_FAILURE_RATE = "failed more than the allowed share of control sentences"
 
 
-def is_control_position(position, first=2, every=5):
-    """Items 1..first are controls; after that every ``every``-th item."""
+PLACEMENTS = ("fixed", "random")
+
+
+def volunteer_seed(salt, participation_id):
+    """The secret a volunteer's controls and their places are drawn from:
+    the campaign's (unpublished) salt and the participation's id."""
+    return f"{salt}:{participation_id}"
+
+
+def digest(text):
+    """A number from the SHA-256 of ``text``: unpredictable without the salt."""
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big")
+
+
+def control_offset(seed, block, every):
+    """Where the control sits (0 .. every-1) in the volunteer's ``block``-th
+    block of ``every`` items after the first controls (random placement)."""
+    return digest(f"{seed}:block:{block}") % every
+
+
+def is_control_position(position, first=2, every=5, placement="fixed", seed=""):
+    """Whether item ``position`` of the volunteer with ``seed`` is a control.
+
+    Items 1..first are controls. After that, "fixed" (the paper's schedule)
+    puts one at every ``every``-th item; "random" puts one at a place drawn
+    from the seed in each block of ``every`` items, so the rate stays one in
+    ``every`` but a volunteer cannot tell which item of the block it is.
+    """
     if position < 1:
         raise ValueError("positions start at 1")
-    return position <= first or position % every == 0
+    if position <= first:
+        return True
+    if placement == "fixed":
+        return position % every == 0
+    if placement != "random":
+        raise ValueError(f"unknown control placement {placement!r}")
+    block, place = divmod(position - first - 1, every)
+    return place == control_offset(seed, block, every)
+
+
+def volunteer_controls(control_ids, per_volunteer, seed):
+    """The controls a volunteer is served from, sorted: the whole pool when
+    ``per_volunteer`` is 0 (or not below the pool), else the ``per_volunteer``
+    with the smallest digest of seed and id, so throwaway accounts reveal
+    only their own subsets."""
+    if not per_volunteer or per_volunteer >= len(control_ids):
+        return sorted(control_ids)
+    return sorted(heapq.nsmallest(per_volunteer, control_ids, key=lambda cid: digest(f"{seed}:{cid}")))
+
+
+# The importer's warning: how many accounts an attacker (or a ring of
+# volunteers sharing answers) is assumed to have, and how much of another
+# volunteer's controls they may know before the pool counts as small.
+THROWAWAY_ACCOUNTS = 5
+SHARING_ONE_IN = 100  # of the expected volunteers, one in this many shares what they saw
+MAX_REVEALED = 0.5
+
+
+def revealing_accounts(expected_volunteers):
+    """Accounts assumed to pool what their controls were."""
+    return max(THROWAWAY_ACCOUNTS, math.ceil(expected_volunteers / SHARING_ONE_IN))
+
+
+def revealed_share(pool, per_volunteer, accounts):
+    """Expected share of one volunteer's controls that ``accounts`` other
+    accounts were served (each with its own independent subset)."""
+    each = 1.0 if not per_volunteer or per_volunteer >= pool else per_volunteer / pool
+    return 1 - (1 - each) ** accounts
+
+
+def pool_warning(pool, per_volunteer, expected_volunteers):
+    """Why the pool of ``pool`` controls is small for the expected number of
+    volunteers, or None: ``revealing_accounts`` accounts would know more
+    than ``MAX_REVEALED`` of any volunteer's controls (docs/campaign-format.md)."""
+    accounts = revealing_accounts(expected_volunteers)
+    share = revealed_share(pool, per_volunteer, accounts)
+    if share <= MAX_REVEALED:
+        return None
+    if not per_volunteer or per_volunteer >= pool:
+        return (
+            f"every volunteer is served from the same {pool} controls: one account that has seen them "
+            "reveals every answer; set controls_per_volunteer and give a larger pool"
+        )
+    enough = math.ceil(per_volunteer / (1 - (1 - MAX_REVEALED) ** (1 / accounts)))
+    return (
+        f"the pool of {pool} controls is small: {accounts} accounts would have seen about {share:.0%} of any "
+        f"volunteer's {per_volunteer} controls (expected volunteers: {expected_volunteers}); "
+        f"at least {enough} controls keep it to half"
+    )
 
 
 def control_passed(better_left, choice):

@@ -70,7 +70,7 @@ def next_item(sizes, workdir, volunteers=30, history=40, rounds=10, base=500):
     from app.services.accounts import join_campaign
     from app.services.assignment import serve_next
     from app.services.importer import create_campaign, read_campaign
-    from app.services.quality import is_control_position
+    from app.services.quality import is_control_position, volunteer_seed
 
     now, rng = datetime(2026, 1, 1, 12), random.Random(1)
     folder = write_campaign(os.path.join(workdir, "campaign-next"), base)
@@ -93,7 +93,8 @@ def next_item(sizes, workdir, volunteers=30, history=40, rounds=10, base=500):
             for pid in participations:
                 participation = db.session.get(Participation, pid)
                 while participation.items_served < history or is_control_position(
-                        participation.items_served + 1, campaign.control_first, campaign.control_every):
+                        participation.items_served + 1, campaign.control_first, campaign.control_every,
+                        campaign.control_placement, volunteer_seed(campaign.pseudonym_salt, participation.id)):
                     serve_next(campaign, participation, now, rng).answered_at = now
                 db.session.commit()
             built[size] = (app, campaign.id, participations)

@@ -1,0 +1,188 @@
+"""Controls that are harder to learn (issue 18, item 4): each volunteer's own
+subset of the pool, controls at a secret place in each block, the importer's
+warning on a small pool, and nothing in the page or the API that tells a
+control from a test item. Volunteers are driven through ``evaluation`` with
+a simulated clock."""
+import os
+import random
+import re
+from datetime import timedelta
+
+from sqlalchemy import select
+
+from app.extensions import db
+from app.models import Control, Item, utcnow
+from app.services import accounts, evaluation, quality
+from helpers import QUIET_SIGNS, csrf_token, register, write_campaign
+from test_volunteer_flow import _right_answer
+
+
+def _volunteer(campaign, n):
+    user = accounts.create_user(f"v{n}@example.org", f"v{n}", "password-123")
+    participation = accounts.join_campaign(user, campaign, "B1-B2", "C1-C2")
+    db.session.commit()
+    return participation
+
+
+def _play(campaign, participation, items, choose=None, start=None):
+    """Answer ``items`` items, 20 simulated seconds apart; returns the last step."""
+    rng, now, step = random.Random(participation.id), start or utcnow(), None
+    for _ in range(items):
+        step = evaluation.show(campaign, participation.id, now, rng)
+        if step.item is None:
+            return step
+        item = step.item
+        choice = (choose or (lambda i: "left" if not i.is_control else ("left" if i.better_left else "right")))(item)
+        now += timedelta(seconds=20)
+        step = evaluation.answer(campaign, participation.id, item.token, choice, now, rng)
+        if step.status == "dismissed":
+            return step
+    return step
+
+
+def _items(participation):
+    return db.session.scalars(
+        select(Item).where(Item.participation_id == participation.id).order_by(Item.position)
+    ).all()
+
+
+def _seed(campaign, participation):
+    return quality.volunteer_seed(campaign.pseudonym_salt, participation.id)
+
+
+def test_each_volunteer_is_served_only_their_own_subset(app, make_campaign):
+    campaign = make_campaign(sentences=60, systems=("A", "B"), controls=30, controls_per_volunteer=14)
+    pool = db.session.scalars(select(Control.id)).all()
+    seen = []
+    for n in range(3):
+        participation = _volunteer(campaign, n)
+        _play(campaign, participation, 66)
+        controls = [item for item in _items(participation) if item.is_control]
+        mine = quality.volunteer_controls(pool, 14, _seed(campaign, participation))
+        # 14 distinct controls (positions 1, 2, 5 .. 60), all of the subset; then the oldest again.
+        assert [c.position for c in controls] == [1, 2, *range(5, 66, 5)]
+        assert sorted(c.control_id for c in controls[:14]) == mine
+        assert controls[14].control_id == controls[0].control_id and controls[14].control_reused
+        seen.append(frozenset(mine))
+    assert len(set(seen)) == 3  # three accounts, three subsets
+
+
+def test_random_placement_one_control_per_block_at_the_volunteers_places(app, make_campaign):
+    campaign = make_campaign(sentences=40, systems=("A", "B"), control_placement="random")
+    schedules = []
+    for n in range(4):
+        participation = _volunteer(campaign, n)
+        _play(campaign, participation, 32)
+        items = _items(participation)
+        assert len(items) >= 32
+        seed = _seed(campaign, participation)
+        assert [i.position for i in items if i.is_control] == [
+            i.position for i in items if quality.is_control_position(i.position, 2, 5, "random", seed)
+        ]
+        assert items[0].is_control and items[1].is_control
+        for start in range(3, 33, 5):  # one control in each block of five after the first two
+            assert sum(i.is_control for i in items if start <= i.position < start + 5) == 1
+        assert participation.controls_failed == 0 and not participation.is_dismissed
+        schedules.append(tuple(i.position for i in items if i.is_control))
+    assert len(set(schedules)) > 1
+
+
+def test_random_placement_keeps_the_control_rules(app, make_campaign):
+    campaign = make_campaign(sentences=40, systems=("A", "B"), control_placement="random")
+    first = _volunteer(campaign, 1)
+    step = _play(campaign, first, 1, choose=lambda item: "equal")
+    assert step.status == "dismissed" and step.dismissal_reason == quality.INITIAL_CONTROL_FAILED
+    # Right on the first two, "equal" on every later control: too many failed by the check at item 10.
+    second = _volunteer(campaign, 2)
+
+    def later_controls_wrong(item):
+        if item.is_control and item.position > 2:
+            return "equal"
+        return "left" if not item.is_control else ("left" if item.better_left else "right")
+
+    step = _play(campaign, second, 30, choose=later_controls_wrong)
+    assert step.status == "dismissed" and step.dismissal_reason == quality.CONTROL_FAILURE_RATE
+    # Where the paper's rule says, replayed from the volunteer's own places: the
+    # first check (every 10th item) with more than a third failed.
+    seed, results = _seed(campaign, second), []
+    for position in range(1, 31):
+        control = quality.is_control_position(position, 2, 5, "random", seed)
+        if control:
+            results.append(position <= 2)
+        if quality.dismissal_reason(position, control, results, first=2, check_every=10, cutoff="1/3"):
+            break
+    assert position in (10, 20)
+    assert max(item.position for item in _items(second) if item.answered_at) == position
+
+
+def test_import_warns_of_a_small_pool_and_still_imports(app, tmp_path):
+    runner = app.test_cli_runner()
+    small = write_campaign(str(tmp_path / "small"), sentences=60, controls=30, controls_per_volunteer=14)
+    dry = runner.invoke(args=["campaign", "import", "--dry-run", small])
+    assert dry.exit_code == 0 and "Valid: test" in dry.output
+    assert "Warning: controls.tsv: the pool of 30 controls is small" in dry.output
+    assert "at least 109 controls" in dry.output
+    done = runner.invoke(args=["campaign", "import", small])
+    assert done.exit_code == 0 and "Imported: test" in done.output and "Warning: controls.tsv" in done.output
+    # The whole pool for everyone (the default): said too.
+    same = write_campaign(str(tmp_path / "same"), sentences=60, controls=30)
+    result = runner.invoke(args=["campaign", "import", "--dry-run", same])
+    assert result.exit_code == 0 and "every volunteer is served from the same 30 controls" in result.output
+    # A pool large enough for the expected volunteers: no warning.
+    large = write_campaign(str(tmp_path / "large"), sentences=60, controls=210, controls_per_volunteer=14,
+                           expected_volunteers=1000)
+    result = runner.invoke(args=["campaign", "import", "--dry-run", large])
+    assert result.exit_code == 0 and "Warning" not in result.output
+    large_for_more = write_campaign(str(tmp_path / "more"), sentences=60, controls=210, controls_per_volunteer=14,
+                                    expected_volunteers=2000)
+    result = runner.invoke(args=["campaign", "import", "--dry-run", large_for_more])
+    assert result.exit_code == 0 and "20 accounts would have seen" in result.output
+
+
+def test_import_refuses_impossible_control_settings(app, tmp_path):
+    runner = app.test_cli_runner()
+    for settings, why in [
+        (dict(controls_per_volunteer=31), "controls_per_volunteer is 31, but controls.tsv has 30"),
+        (dict(controls_per_volunteer=13), "controls_per_volunteer must be 0 or at least 14"),
+        (dict(controls_per_volunteer=14, control_placement="random"), "must be 0 or at least 15"),
+        (dict(control_placement="sometimes"), "control_placement must be one of: fixed, random"),
+        (dict(expected_volunteers=-1), "expected_volunteers must be an integer >= 0"),
+    ]:
+        folder = write_campaign(str(tmp_path / str(len(os.listdir(tmp_path)))), sentences=60, controls=30, **settings)
+        result = runner.invoke(args=["campaign", "import", "--dry-run", folder])
+        assert result.exit_code == 1 and why in result.output, settings
+
+
+def _form(html):
+    """The judging form with the item's own values (texts, token, CSRF token) taken out."""
+    form = re.search(r'<form method="post".*?</form>', html, re.S).group(0)
+    form = re.sub(r'(class="text [a-z ]+"[^>]*>)(.*?)(</(?:div|blockquote)>)', r"\1TEXT\3", form, flags=re.S)
+    return re.sub(r'value="[0-9a-f]{16}"|value="[^"]{30,}"', 'value="VALUE"', form)
+
+
+def test_a_control_and_a_test_item_look_the_same(app, client, make_campaign):
+    make_campaign(sentences=20, **QUIET_SIGNS)
+    register(client)
+    headers = {"X-CSRFToken": csrf_token(client, "/c/test/welcome")}
+    better = set(db.session.scalars(select(Control.better)))
+    pages, payloads = {}, {}
+    data = client.get("/c/test/api/item").get_json()
+    for position in range(1, 5):  # controls at 1 and 2, test items at 3 and 4
+        kind = "control" if data["item"]["left"] in better or data["item"]["right"] in better else "test"
+        assert kind == ("control" if position <= 2 else "test")
+        pages.setdefault(kind, []).append(_form(client.get("/c/test/evaluate").get_data(as_text=True)))
+        payloads.setdefault(kind, []).append(data)
+        answer = {"token": data["item"]["token"], "choice": _right_answer(data["item"]["left"], data["item"]["right"])}
+        data = client.post("/c/test/api/judgment", json=answer, headers=headers).get_json()
+    # The HTML form is the same, character for character, once the texts and tokens are out.
+    assert pages["control"][1] == pages["test"][0]
+    assert "position" not in pages["test"][0].lower()
+    # The JSON has the same fields, of the same types and the same token length.
+    control, test = payloads["control"][1], payloads["test"][0]
+
+    def shape(payload):
+        return {key: type(value).__name__ for key, value in payload.items()}
+
+    assert shape(control) == shape(test) and shape(control["item"]) == shape(test["item"])
+    assert set(control["item"]) == {"token", "source", "left", "right"}
+    assert len(control["item"]["token"]) == len(test["item"]["token"])
