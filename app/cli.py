@@ -48,7 +48,8 @@ def import_command(path, dry_run, status):
     pairs = len(spec.systems) * (len(spec.systems) - 1) // 2
     click.echo(
         f"{verb}: {spec.slug}: {len(spec.sources)} sentences, {len(spec.systems)} systems "
-        f"({pairs} pairs), {len(spec.controls)} controls."
+        f"({pairs} pairs), {len(spec.controls)} controls"
+        + (f", {len(spec.practice)} practice items." if spec.practice else ".")
     )
     for warning in spec.warnings:
         click.echo(f"Warning: {warning}")

@@ -195,6 +195,21 @@ class Control(db.Model):
     worse = db.Column(db.Text, nullable=False)
 
 
+class PracticeItem(db.Model):
+    """A practice sentence shown before item 1, with feedback (``why``); its
+    answers are never stored."""
+
+    __tablename__ = "practice_items"
+    __table_args__ = (UniqueConstraint("campaign_id", "number"),)
+    id = db.Column(db.Integer, primary_key=True)
+    campaign_id = db.Column(db.Integer, db.ForeignKey("campaigns.id"), nullable=False)
+    number = db.Column(db.Integer, nullable=False)
+    source = db.Column(db.Text, nullable=False)
+    better = db.Column(db.Text, nullable=False)
+    worse = db.Column(db.Text, nullable=False)
+    why = db.Column(db.Text, nullable=False)
+
+
 class Participation(db.Model):
     """A volunteer's membership of one campaign, with running counters."""
 

@@ -20,8 +20,9 @@ def quiet_demo_commands():
     return [["campaign", "settings", slug, *quiet] for slug in ("demo-en-eu", "demo-en-ur")]
 
 
-def write_campaign(folder, sentences=12, systems=("A", "B", "C"), controls=20, identical=(), **settings):
-    """Write a small valid campaign folder; returns its path."""
+def write_campaign(folder, sentences=12, systems=("A", "B", "C"), controls=20, identical=(), practice=0, **settings):
+    """Write a small valid campaign folder (with ``practice`` items in
+    practice.tsv if not 0); returns its path."""
     os.makedirs(os.path.join(folder, "systems"), exist_ok=True)
     with open(os.path.join(folder, "source.txt"), "w") as f:
         f.write("".join(f"Source sentence number {i}.\n" for i in range(1, sentences + 1)))
@@ -34,6 +35,11 @@ def write_campaign(folder, sentences=12, systems=("A", "B", "C"), controls=20, i
         f.write("source\tbetter\tworse\n")
         for i in range(1, controls + 1):
             f.write(f"Control {i}.\tGood {i}.\tBad {i}.\n")
+    if practice:
+        with open(os.path.join(folder, "practice.tsv"), "w") as f:
+            f.write("source\tbetter\tworse\twhy\n")
+            for i in range(1, practice + 1):
+                f.write(f"Practice {i}.\tRight {i}.\tWrong {i}.\tBecause {i}.\n")
     settings_toml = "".join(f"{k} = {v!r}\n".replace("'", '"') for k, v in settings.items())
     with open(os.path.join(folder, "campaign.toml"), "w") as f:
         f.write(

@@ -1,5 +1,5 @@
 """Campaign import: a folder with ``campaign.toml``, line-aligned text files
-(one per MT system) and a TSV of controls. See docs/campaign-format.md.
+(one per MT system), a TSV of controls and an optional TSV of practice items. See docs/campaign-format.md.
 
 ``read_campaign`` validates everything and returns a plain ``CampaignSpec``;
 nothing is written to the database unless it succeeds, and then
@@ -14,7 +14,7 @@ from fractions import Fraction
 from itertools import combinations
 
 from ..extensions import db
-from ..models import Campaign, Control, Output, Sentence, Slot, System
+from ..models import Campaign, Control, Output, PracticeItem, Sentence, Slot, System
 from .quality import PLACEMENTS, is_control_position, pool_warning
 
 SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
@@ -22,6 +22,8 @@ LANG_RE = re.compile(r"^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$")
 SYSTEM_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ._+-]{0,63}$")
 MAX_LINE_CHARS = 2000
 CONTROL_HEADER = ["source", "better", "worse"]
+PRACTICE_HEADER = ["source", "better", "worse", "why"]
+PRACTICE_FILE = "practice.tsv"  # read when present, unless the manifest names another file
 # A volunteer must be able to judge this many sentences (or all of them, if
 # fewer) before any control has to be shown twice.
 CONTROL_COVERAGE = 50
@@ -69,6 +71,7 @@ class CampaignSpec:
     references: list  # or None
     outputs: dict  # system name -> list of lines
     controls: list  # (source, better, worse)
+    practice: list = field(default_factory=list)  # (source, better, worse, why)
     settings: dict = field(default_factory=dict)
     interface_language: str = "en"
     warnings: list = field(default_factory=list)  # for the organiser; the import goes on
@@ -217,22 +220,58 @@ def checked_settings(raw, known, defaults=True):
     return settings
 
 
-def _controls(folder, name):
-    display, lines = _read_lines(folder, name, "controls")
+def _table(folder, name, what, columns):
+    """The rows of a TSV file with the header ``columns``: each row a tuple
+    of non-empty fields whose better and worse translations differ."""
+    display, lines = _read_lines(folder, name, what)
     header = [cell.strip().lower() for cell in lines[0].split("\t")]
-    if header != CONTROL_HEADER:
-        raise CampaignFormatError(display, 1, "header must be: source<TAB>better<TAB>worse")
-    controls = []
+    if header != columns:
+        raise CampaignFormatError(display, 1, f"header must be: {'<TAB>'.join(columns)}")
+    rows = []
     for number, line in enumerate(lines[1:], start=2):
         cells = [cell.strip() for cell in line.split("\t")]
-        if len(cells) != 3:
-            raise CampaignFormatError(display, number, f"expected 3 tab-separated fields, found {len(cells)}")
+        if len(cells) != len(columns):
+            raise CampaignFormatError(
+                display, number, f"expected {len(columns)} tab-separated fields, found {len(cells)}"
+            )
         if not all(cells):
             raise CampaignFormatError(display, number, "empty field")
         if cells[1] == cells[2]:
             raise CampaignFormatError(display, number, "the better and worse translations are the same")
-        controls.append(tuple(cells))
-    return display, controls
+        rows.append(tuple(cells))
+    return display, rows
+
+
+def _controls(folder, name):
+    return _table(folder, name, "controls", CONTROL_HEADER)
+
+
+def _practice(folder, name, controls_file, controls, sources):
+    """The practice items, or [] when the folder has none. A practice item
+    shows its answer, so it may not repeat a control (that would give the
+    control away) or a sentence to judge."""
+    if name is None:
+        if not os.path.isfile(os.path.join(folder, PRACTICE_FILE)):
+            return []
+        name = PRACTICE_FILE
+    display, rows = _table(folder, name, "practice", PRACTICE_HEADER)
+    if not rows:
+        raise CampaignFormatError(display, None, "no practice items after the header")
+    control_lines = {}
+    for line, (source, better, worse) in enumerate(controls, start=2):
+        for text in (source, better, worse):
+            control_lines.setdefault(same_text(text), line)
+    judged = {same_text(source) for source in sources}
+    for line, row in enumerate(rows, start=2):
+        for text in row[:3]:
+            if same_text(text) in control_lines:
+                raise CampaignFormatError(
+                    display, line, f"repeats a text of {controls_file}:{control_lines[same_text(text)]}; "
+                    "a practice item shows its answer and would give the control away"
+                )
+        if same_text(row[0]) in judged:
+            raise CampaignFormatError(display, line, "the source is a sentence of the campaign; practise on others")
+    return rows
 
 
 def read_campaign(folder):
@@ -305,6 +344,10 @@ def read_campaign(folder):
             f"are needed so that a volunteer can judge {min(len(sources), CONTROL_COVERAGE)} "
             "sentences without seeing a control twice",
         )
+    practice_name = data.get("practice")
+    if practice_name is not None:
+        practice_name = _require(data, "practice")
+    practice = _practice(folder, practice_name, controls_file, controls, sources)
     small_pool = pool_warning(len(controls), per_volunteer, settings["expected_volunteers"])
     instructions = ""
     if data.get("instructions"):
@@ -328,6 +371,7 @@ def read_campaign(folder):
         references=references,
         outputs=outputs,
         controls=controls,
+        practice=practice,
         settings=settings,
         interface_language=interface,
         warnings=[f"{controls_file}: {small_pool}"] if small_pool else [],
@@ -344,9 +388,14 @@ def _same_length(display, lines, source_file, sources):
         )
 
 
+def same_text(text):
+    """A text with its white space normalised, for comparisons."""
+    return " ".join(text.split())
+
+
 def same_output(a, b):
     """Identical outputs, ignoring differences in white space."""
-    return " ".join(a.split()) == " ".join(b.split())
+    return same_text(a) == same_text(b)
 
 
 def create_campaign(spec, status="open"):
@@ -408,6 +457,10 @@ def create_campaign(spec, status="open"):
     for number, (source, better, worse) in enumerate(spec.controls, start=1):
         db.session.add(
             Control(campaign_id=campaign.id, number=number, source=source, better=better, worse=worse)
+        )
+    for number, (source, better, worse, why) in enumerate(spec.practice, start=1):
+        db.session.add(
+            PracticeItem(campaign_id=campaign.id, number=number, source=source, better=better, worse=worse, why=why)
         )
     campaign.target_judgments = total
     db.session.flush()

@@ -1,17 +1,34 @@
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
-from wtforms import HiddenField, RadioField
-from wtforms.validators import DataRequired, Length
+from wtforms import HiddenField, IntegerField, RadioField
+from wtforms.validators import AnyOf, DataRequired, InputRequired, Length, NumberRange
+from wtforms.widgets import HiddenInput
+
+ANSWERS = [
+    ("left", _l("The first translation")),
+    ("right", _l("The second translation")),
+    ("equal", _l("Both are of equal quality (only if truly necessary)")),
+]
+
+
+def _choice():
+    return RadioField(
+        _l("Which translation is better?"),
+        choices=ANSWERS,
+        validators=[DataRequired(_l("Please choose one of the three answers."))],
+    )
 
 
 class JudgmentForm(FlaskForm):
     token = HiddenField(validators=[DataRequired(), Length(max=32)])
-    choice = RadioField(
-        _l("Which translation is better?"),
-        choices=[
-            ("left", _l("The first translation")),
-            ("right", _l("The second translation")),
-            ("equal", _l("Both are of equal quality (only if truly necessary)")),
-        ],
-        validators=[DataRequired(_l("Please choose one of the three answers."))],
-    )
+    choice = _choice()
+
+
+class PracticeForm(FlaskForm):
+    """A practice answer. The item's number and the side its better
+    translation was shown on come back with the answer: practice counts for
+    nothing, so a volunteer who edits them only misleads themselves."""
+
+    number = IntegerField(widget=HiddenInput(), validators=[InputRequired(), NumberRange(min=1, max=100000)])
+    better = HiddenField(validators=[AnyOf(("left", "right"))])
+    choice = _choice()

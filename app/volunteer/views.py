@@ -8,11 +8,11 @@ from ..languages import language_name
 from ..extensions import db
 from ..models import Campaign, utcnow
 from .. import realtime
-from ..services import accounts, evaluation, leaderboard, raffle
+from ..services import accounts, evaluation, leaderboard, practice, raffle
 from ..services.summary import participation_summary
 from ..web import campaign_or_404, participation_of, rng
 from . import bp
-from .forms import JudgmentForm
+from .forms import JudgmentForm, PracticeForm
 from .texts import tickets_summary
 
 
@@ -63,6 +63,7 @@ def welcome(slug):
         summary=participation_summary(participation),
         won=raffle.prizes_won(campaign, current_user.id),
         post_form=PostForm(),
+        practice_items=practice.count(campaign.id),
     )
 
 
@@ -73,7 +74,35 @@ def instructions(slug):
         "volunteer/instructions.html",
         campaign=campaign,
         participation=participation_of(current_user, campaign),
+        practice_items=practice.count(campaign.id),
     )
+
+
+@bp.route("/c/<slug>/practice", methods=["GET", "POST"])
+@login_required
+def practice_page(slug):
+    """One practice item (``?n=``), or the feedback on an answer to it;
+    nothing is stored."""
+    campaign = campaign_or_404(slug)
+    if participation_of(current_user, campaign) is None:
+        return redirect(url_for("volunteer.join", slug=slug))
+    form = PracticeForm()
+    result = None
+    if form.validate_on_submit():
+        number, better_left = form.number.data, form.better.data == "left"
+        result = practice.feedback(form.choice.data, better_left)
+    else:
+        for error in form.choice.errors if request.method == "POST" else ():
+            flash(error, "error")
+        number = form.number.data if form.number.data else request.args.get("n", 1, type=int)
+        better_left = practice.better_left(rng())
+    shown = practice.show(campaign.id, number, better_left)
+    if shown is None:
+        if not practice.count(campaign.id):
+            return redirect(url_for("volunteer.instructions", slug=slug))
+        return render_template("volunteer/practice_done.html", campaign=campaign)
+    form = PracticeForm(formdata=None, number=shown.number, better="left" if better_left else "right")
+    return render_template("volunteer/practice.html", campaign=campaign, shown=shown, form=form, result=result)
 
 
 @bp.route("/c/<slug>/evaluate", methods=["GET", "POST"])

@@ -1,0 +1,48 @@
+"""Practice items (issue 18, item 7): sentences shown before item 1 with
+feedback, that count for nothing. Nothing here writes to the database: the
+order shown travels in the page's form, and an answer only makes feedback.
+"""
+from collections import namedtuple
+
+from sqlalchemy import bindparam, func, select
+
+from ..extensions import db
+from ..models import PracticeItem
+
+# One practice item as shown: its place among ``total``, and the texts with
+# the better translation on the left when ``better_left``.
+Shown = namedtuple("Shown", "number total source left right better_left why")
+# ``better``: the side ("left" or "right") of the better translation.
+Feedback = namedtuple("Feedback", "correct better choice")
+
+_COUNT = select(func.count(PracticeItem.id)).where(PracticeItem.campaign_id == bindparam("campaign_id"))
+_ITEM = select(PracticeItem).where(
+    PracticeItem.campaign_id == bindparam("campaign_id"), PracticeItem.number == bindparam("number")
+)
+
+
+def feedback(choice, better_left):
+    """Whether ``choice`` ("left", "right" or "equal") is the better
+    translation, which sat on the left when ``better_left``. "equal" is
+    never right: a practice item always has a better translation."""
+    better = "left" if better_left else "right"
+    return Feedback(choice == better, better, choice)
+
+
+def better_left(rng):
+    """A fresh side for the better translation, as the evaluation page draws one."""
+    return rng.random() < 0.5
+
+
+def count(campaign_id):
+    """How many practice items the campaign has (0: none)."""
+    return db.session.scalar(_COUNT, {"campaign_id": campaign_id})
+
+
+def show(campaign_id, number, better_left):
+    """Practice item ``number`` (from 1) as shown, or None past the last."""
+    item = db.session.scalar(_ITEM, {"campaign_id": campaign_id, "number": number}) if number >= 1 else None
+    if item is None:
+        return None
+    left, right = (item.better, item.worse) if better_left else (item.worse, item.better)
+    return Shown(number, count(campaign_id), item.source, left, right, better_left, item.why)
