@@ -12,10 +12,15 @@ from . import winners as _winners
 __all__ = ["analyse"]
 
 
-def analyse(data, *, alpha: float = 0.05, use_holm: bool = False,
-            test: str = "z", z_form: str = "binomial", rounds: int = 1000,
-            seed: int = 1, pseudo_count: float = 0.01) -> dict:
+def analyse(data, *, alpha: float = 0.05, test: str = "sign",
+            correction: str = "holm", unit: str = "items",
+            z_form: str = "binomial", rounds: int = 1000, seed: int = 1,
+            pseudo_count: float = 0.01) -> dict:
     """Run every statistic on ``data`` (a loader.Judgments).
+
+    ``test``, ``correction`` and ``unit`` choose what decides a pair's
+    significance and so the ordering (see winners.significance); the
+    defaults hold the family-wise error rate at ``alpha``.
 
     The result follows the schema in docs/analysis.md: ``systems``,
     ``agreement``, ``pairs``, ``ordering``, ``clusters``, ``bradley_terry``,
@@ -24,18 +29,15 @@ def analyse(data, *, alpha: float = 0.05, use_holm: bool = False,
     systems = list(data.systems)
     agreement = _agreement.agreement(data)
     tables = _winners.pair_tables(data)
-    pairs = _winners.significance(tables, alpha=alpha, use_holm=use_holm,
-                                test=test, z_form=z_form)
+    pairs = _winners.significance(tables, alpha=alpha, test=test,
+                                  correction=correction, unit=unit,
+                                  z_form=z_form)
     bt = _bt.bradley_terry(data, rounds=rounds, seed=seed,
                            pseudo_count=pseudo_count)
     scores = {row["system"]: row["score"] for row in bt["scores"]}
-    beats = []
-    for entry in pairs:
-        if entry["better"] is not None:
-            a, b = entry["systems"]
-            beats.append((entry["better"], b if entry["better"] == a else a))
     compared = {frozenset(e["systems"]) for e in pairs}
-    order = _ordering.order_systems(systems, beats, scores, compared)
+    order = _ordering.order_systems(systems, _ordering.beats_from_pairs(pairs),
+                                    scores, compared)
     unseen = [[a, b] for a, b in combinations(systems, 2)
               if frozenset((a, b)) not in compared]
 
@@ -56,7 +58,8 @@ def analyse(data, *, alpha: float = 0.05, use_holm: bool = False,
             "judges": len(data.judges), "counts": dict(data.counts),
         },
         "settings": {
-            "alpha": alpha, "holm": use_holm, "test": test, "z_form": z_form,
+            "alpha": alpha, "test": test, "correction": correction,
+            "holm": correction == "holm", "unit": unit, "z_form": z_form,
             "bootstrap_rounds": rounds, "seed": seed,
             "bootstrap_unit": "source sentence", "pseudo_count": pseudo_count,
             "kappa_default": "wmt",

@@ -54,11 +54,23 @@ def build_parser() -> argparse.ArgumentParser:
                    help="keep only these judges (volunteer / judgeID)")
     p.add_argument("--alpha", type=_alpha, default=0.05,
                    help="significance level (default 0.05)")
-    p.add_argument("--holm", action="store_true",
-                   help="Holm-correct the p-values over all pairs")
-    p.add_argument("--test", choices=("z", "sign"), default="z",
-                   help="test deciding significance: z-test (default, as in "
-                        "the paper) or exact sign test")
+    correction = p.add_mutually_exclusive_group()
+    correction.add_argument("--no-correction", dest="correction",
+                            action="store_const", const="none", default="holm",
+                            help="do not correct for multiple comparisons "
+                                 "(the default is Holm over all pairs)")
+    correction.add_argument("--holm", dest="correction", action="store_const",
+                            const="holm",
+                            help="Holm over all pairs: the default, accepted "
+                                 "for compatibility")
+    p.add_argument("--test", choices=("sign", "z"), default="sign",
+                   help="test deciding significance: exact sign test "
+                        "(default) or z-test without continuity correction "
+                        "(as in the paper)")
+    p.add_argument("--unit", choices=("items", "judgments"), default="items",
+                   help="what the test deciding the ordering counts: "
+                        "per-sentence winners (default, as in the paper) or "
+                        "single judgments; both are reported")
     p.add_argument("--z-form", choices=("binomial", "two-proportion"),
                    default="binomial",
                    help="z statistic: normal approximation to the sign test "
@@ -105,7 +117,8 @@ def main(argv=None) -> int:
     except InputError as exc:
         print(f"analyse: {exc}", file=sys.stderr)
         return 2
-    result = analyse(data, alpha=args.alpha, use_holm=args.holm, test=args.test,
+    result = analyse(data, alpha=args.alpha, test=args.test,
+                     correction=args.correction, unit=args.unit,
                      z_form=args.z_form, rounds=args.bootstrap, seed=args.seed)
     result["settings"]["include_controls"] = args.include_controls
     result["settings"]["include_discarded"] = args.include_discarded

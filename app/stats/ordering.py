@@ -23,10 +23,21 @@ loser)`` and a score per system for breaking ties (Bradley-Terry).
 
 from __future__ import annotations
 
-__all__ = ["order_systems"]
+__all__ = ["beats_from_pairs", "order_systems"]
 
 APPROX = "≈"
 BETTER = ">"
+
+
+def beats_from_pairs(pairs) -> list[tuple[str, str]]:
+    """``(winner, loser)`` of every pair entry (winners.significance) whose
+    ``better`` is set."""
+    beats = []
+    for entry in pairs:
+        if entry["better"] is not None:
+            a, b = entry["systems"]
+            beats.append((entry["better"], b if entry["better"] == a else a))
+    return beats
 
 
 def order_systems(systems, beats, scores=None, compared=None) -> dict:

@@ -103,26 +103,49 @@ def winner_rows(result) -> list[list]:
 
 
 def significance_headers(result) -> list[str]:
+    holm = result["settings"]["correction"] == "holm"
     headers = ["pair (A vs B)", "judgments", "A wins", "B wins", "ties",
-               "sent. A", "sent. B", "z", "p (z)", "p (sign)"]
-    if result["settings"]["holm"]:
-        headers += ["p (z) Holm", "p (sign) Holm"]
-    return headers + ["p (sign), judgments", "significant"]
+               "sent. A", "sent. B"]
+    for unit in ("items", "judgments"):
+        headers += [f"p {unit}"] + ([f"p {unit}, Holm"] if holm else [])
+    return headers + ["significant, items", "significant, judgments"]
 
 
 def significance_rows(result) -> list[list]:
+    """One row per pair: counts, each unit's p-values of the chosen test
+    (raw, then Holm when corrected) and each unit's verdict."""
+    s = result["settings"]
+    holm = s["correction"] == "holm"
     rows = []
-    holm = result["settings"]["holm"]
     for p in result["pairs"]:
         a, b = p["systems"]
         row = [f"{a} vs {b}", p["judgments"], p["wins"][a], p["wins"][b],
-               p["ties"], p["sentence_wins"][a], p["sentence_wins"][b],
-               fmt_num(p["z"]), fmt_p(p["p_value"]), fmt_p(p["sign_test_p"])]
-        if holm:
-            row += [fmt_p(p["p_value_holm"]), fmt_p(p["sign_test_p_holm"])]
-        verdict = f"yes: {p['better']}" if p["significant"] else "no"
-        rows.append(row + [fmt_p(p["judgment_sign_test_p"]), verdict])
+               p["ties"], p["sentence_wins"][a], p["sentence_wins"][b]]
+        for unit in ("items", "judgments"):
+            t = p["units"][unit]
+            row += [fmt_p(t[f"p_{s['test']}"])] + ([fmt_p(t["p"])] if holm else [])
+        for unit in ("items", "judgments"):
+            t = p["units"][unit]
+            row.append(f"yes: {t['better']}" if t["significant"] else "no")
+        rows.append(row)
     return rows
+
+
+def significance_title(result) -> list[str]:
+    """The lines naming the test, the correction and the unit used."""
+    s = result["settings"]
+    test = ("exact sign test" if s["test"] == "sign" else
+            f"{s['z_form']} z-test, no continuity correction")
+    if s["correction"] == "holm":
+        n = len(result["pairs"])
+        correction = (f"Holm-corrected over the {n} pair{'' if n == 1 else 's'} "
+                      f"within each unit")
+    else:
+        correction = "no correction for multiple comparisons"
+    return [f"Significance ({test}; {correction}; alpha = {s['alpha']})",
+            "units: items = sentences won (per-sentence winners), judgments = "
+            "single judgments; ties excluded. "
+            f"The ordering uses {s['unit']}."]
 
 
 BT_HEADERS = ["rank", "system", "BT score", "95% CI low", "95% CI high",
@@ -186,11 +209,8 @@ def text_report(result) -> str:
     out += ["Per-sentence winners (X++: vote difference > 2, X+: 1 or 2)",
             table(WINNER_HEADERS, winner_rows(result)), ""]
 
-    test = "z-test" if s["test"] == "z" else "sign test"
-    holm = ", Holm-corrected" if s["holm"] else ""
-    out += [f"Significance on sentences won (ties excluded; {s['z_form']} "
-            f"z-test; decided by the {test}{holm} at alpha = {s['alpha']})",
-            table(significance_headers(result), significance_rows(result)), ""]
+    out += significance_title(result)
+    out += [table(significance_headers(result), significance_rows(result)), ""]
 
     out += [f"Ordering: {result['ordering']}",
             "Clusters: " + "  >  ".join("{" + ", ".join(c) + "}"
@@ -263,8 +283,10 @@ def _raw_rows(result):
     pair_cols = ["judgments", "ties", "sentence_count", "z", "p_value",
                  "sign_test_p", "judgment_z", "judgment_p_value",
                  "judgment_sign_test_p"]
-    if result["settings"]["holm"]:
-        pair_cols += ["p_value_holm", "sign_test_p_holm"]
+    if result["settings"]["correction"] == "holm":
+        pair_cols += ["p_value_holm", "sign_test_p_holm",
+                      "judgment_p_value_holm", "judgment_sign_test_p_holm"]
+    pair_cols += ["p_items", "p_judgments"]
     pairs = [["system_a", "system_b", "wins_a", "wins_b", "a_plus_plus",
               "a_plus", "equal", "b_plus", "b_plus_plus", "sentence_wins_a",
               "sentence_wins_b"] + pair_cols + ["significant", "better"]]

@@ -7,25 +7,33 @@ Per-sentence winner (the paper's section 4.2)
     or 2, ``equal`` if ``d = 0``, ``B+`` if ``d`` is -1 or -2, ``B++`` if
     ``d < -2``.
 
-Significance, on the sentences won by each system (ties excluded)
-    With ``a`` and ``b`` the sentences won by A and by B and ``n = a + b``:
+Significance, per pair, in two units
+    ``items``: the sentences won by each system (ties excluded), i.e. the
+    per-sentence winners; ``judgments``: the judgments preferring each
+    system (ties excluded).  With ``a`` and ``b`` the counts of A and B in
+    the unit and ``n = a + b``:
 
+    * the exact two-sided binomial (sign) test of ``a`` successes in ``n``
+      trials with probability 1/2: ``p = min(1, 2 P(X <= min(a, b)))``,
+      what ``scipy.stats.binomtest`` gives, since for probability 1/2 the
+      two tails are mirror images;
     * z-test (default form ``binomial``): the normal approximation to the
-      binomial under H0 "each decisive sentence is won by A with
-      probability 1/2": ``z = (a - b) / sqrt(n)``, two-sided
-      ``p = 2 * (1 - Phi(|z|))``, no continuity correction.
+      binomial under H0 "each decisive unit goes to A with probability
+      1/2": ``z = (a - b) / sqrt(n)``, two-sided ``p = 2 * (1 - Phi(|z|))``,
+      no continuity correction (as in the paper);
     * form ``two-proportion``: the pooled two-sample test of a/n against
       b/n, ``z = (a - b) * sqrt(2 / n)``.  It treats the two complementary
       shares as independent samples, which inflates z by sqrt(2); it is
       offered only to compare with analyses done that way.
-    * the exact two-sided binomial (sign) test of ``a`` successes in ``n``
-      trials with probability 1/2 (``scipy.stats.binomtest``).
+    * ``continuity=True`` moves |a - b| one step towards 0 before either
+      form (the binomial's continuity correction).
 
     With ``n = 0`` there is no evidence either way: z = 0 and p = 1.
 
 Holm correction
-    Step-down Holm-Bonferroni over all m tested pairs: with p-values sorted
-    increasingly, ``p_(i)`` becomes ``max_{j <= i} min(1, (m - j + 1) p_(j))``.
+    Step-down Holm-Bonferroni over all m tested pairs, within each unit:
+    with p-values sorted increasingly, ``p_(i)`` becomes
+    ``max_{j <= i} min(1, (m - j + 1) p_(j))``.
 """
 
 from __future__ import annotations
@@ -33,10 +41,13 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import stats
+from scipy import special
 
 __all__ = [
     "CATEGORIES",
+    "CORRECTIONS",
+    "TESTS",
+    "UNITS",
     "holm",
     "pair_tables",
     "sentence_categories",
@@ -47,6 +58,10 @@ __all__ = [
 
 #: category codes, in display order (A is the pair's first system)
 CATEGORIES = ("A++", "A+", "equal", "B+", "B++")
+TESTS = ("sign", "z")
+CORRECTIONS = ("holm", "none")
+#: what a test counts: per-sentence winners or single judgments
+UNITS = ("items", "judgments")
 
 
 def sentence_categories(votes_a, votes_b) -> np.ndarray:
@@ -60,21 +75,26 @@ def sentence_categories(votes_a, votes_b) -> np.ndarray:
     return out
 
 
-def z_test(wins_a: int, wins_b: int, form: str = "binomial") -> tuple[float, float]:
-    """Two-sided z-test on decisive sentences; returns ``(z, p)``.
+def z_test(wins_a: int, wins_b: int, form: str = "binomial",
+           continuity: bool = False) -> tuple[float, float]:
+    """Two-sided z-test on decisive units; returns ``(z, p)``.
 
-    ``z > 0`` means A won more sentences.  See the module docstring.
+    ``z > 0`` means A won more.  See the module docstring.
     """
     n = wins_a + wins_b
     if n == 0:
         return 0.0, 1.0
+    diff = wins_a - wins_b
+    if continuity:
+        diff = math.copysign(max(abs(diff) - 1, 0), diff)
     if form == "binomial":
-        z = (wins_a - wins_b) / math.sqrt(n)
+        z = diff / math.sqrt(n)
     elif form == "two-proportion":
-        z = (wins_a - wins_b) * math.sqrt(2.0 / n)
+        z = diff * math.sqrt(2.0 / n)
     else:
         raise ValueError(f"unknown z-test form {form!r}")
-    return z, float(2.0 * stats.norm.sf(abs(z)))
+    # erfc(|z| / sqrt 2) is 2 * (1 - Phi(|z|)), without scipy's per-call cost
+    return z, math.erfc(abs(z) / math.sqrt(2.0))
 
 
 def sign_test(wins_a: int, wins_b: int) -> float:
@@ -82,7 +102,8 @@ def sign_test(wins_a: int, wins_b: int) -> float:
     n = wins_a + wins_b
     if n == 0:
         return 1.0
-    return float(stats.binomtest(int(wins_a), int(n), 0.5).pvalue)
+    # binomtest searches for the other tail (ms per call); here it mirrors
+    return min(1.0, 2.0 * float(special.bdtr(min(wins_a, wins_b), n, 0.5)))
 
 
 def holm(pvalues) -> list[float]:
@@ -151,41 +172,70 @@ def pair_tables(data) -> list[dict]:
     return tables
 
 
-def significance(tables: list[dict], *, alpha: float = 0.05, use_holm: bool = False,
-               test: str = "z", z_form: str = "binomial") -> list[dict]:
+# flat keys of the earlier schema, kept: (unit, test) -> key
+_FLAT = {("items", "z"): "p_value", ("items", "sign"): "sign_test_p",
+         ("judgments", "z"): "judgment_p_value",
+         ("judgments", "sign"): "judgment_sign_test_p"}
+
+
+def _unit_tests(a: str, b: str, wins_a: int, wins_b: int, z_form: str) -> dict:
+    z, p_z = z_test(wins_a, wins_b, z_form)
+    return {"wins": {a: wins_a, b: wins_b}, "z": z, "p_z": p_z,
+            "p_sign": sign_test(wins_a, wins_b)}
+
+
+def significance(tables: list[dict], *, alpha: float = 0.05, test: str = "sign",
+                 correction: str = "holm", unit: str = "items",
+                 z_form: str = "binomial") -> list[dict]:
     """Add significance figures to the entries of :func:`pair_tables`.
 
-    Adds ``z``, ``p_value`` (z-test on sentences won), ``sign_test_p``,
-    their Holm-adjusted versions when ``use_holm``, the same tests at
-    judgment level (``judgment_z``, ``judgment_p_value``,
-    ``judgment_sign_test_p``), ``significant`` (decided by ``test``: ``"z"``
-    or ``"sign"``, after Holm when requested, at level ``alpha``) and
-    ``better`` (the significantly better system, or None).
+    Adds ``units``: for ``items`` (sentences won) and ``judgments``, the
+    counts tested (``wins``), ``z``, ``p_z``, ``p_sign``, their ``_holm``
+    versions when ``correction`` is ``"holm"`` (Holm within the unit), ``p``
+    (the p-value of ``test`` compared with ``alpha``, after the correction),
+    ``significant`` and ``better``.  Also ``p_items`` and ``p_judgments``
+    (each unit's ``p``), ``significant``, ``better`` and ``decided_by`` for
+    the ``unit`` the ordering uses, and the flat keys of the earlier schema
+    (``z``, ``p_value``, ``sign_test_p``, ``judgment_z``, ... ``_holm``).
     """
-    if test not in ("z", "sign"):
-        raise ValueError(f"unknown test {test!r}")
+    for name, value, allowed in (("test", test, TESTS), ("correction", correction,
+                                 CORRECTIONS), ("unit", unit, UNITS)):
+        if value not in allowed:
+            raise ValueError(f"unknown {name} {value!r}")
     out = []
     for entry in tables:
         a, b = entry["systems"]
-        sa, sb = entry["sentence_wins"][a], entry["sentence_wins"][b]
-        ja, jb = entry["wins"][a], entry["wins"][b]
-        z, p = z_test(sa, sb, z_form)
-        jz, jp = z_test(ja, jb, z_form)
+        counts = {"items": entry["sentence_wins"], "judgments": entry["wins"]}
         new = dict(entry)
-        new.update({"z": z, "p_value": p, "sign_test_p": sign_test(sa, sb),
-                    "judgment_z": jz, "judgment_p_value": jp,
-                    "judgment_sign_test_p": sign_test(ja, jb)})
+        new["units"] = {u: _unit_tests(a, b, counts[u][a], counts[u][b], z_form)
+                        for u in UNITS}
         out.append(new)
-    key = "p_value" if test == "z" else "sign_test_p"
-    if use_holm:
-        for name in ("p_value", "sign_test_p"):
-            for entry, adj in zip(out, holm([e[name] for e in out])):
-                entry[name + "_holm"] = adj
-        key += "_holm"
+
+    suffix = "_holm" if correction == "holm" else ""
+    for u in UNITS:
+        tests = [e["units"][u] for e in out]
+        if suffix:
+            for name in ("p_z", "p_sign"):
+                for t, adjusted in zip(tests, holm([t[name] for t in tests])):
+                    t[name + "_holm"] = adjusted
+        decisive = f"p_{test}{suffix}"
+        for entry, t in zip(out, tests):
+            a, b = entry["systems"]
+            wa, wb = t["wins"][a], t["wins"][b]
+            t["p"] = t[decisive]
+            t["significant"] = bool(t["p"] < alpha and wa != wb)
+            t["better"] = (a if wa > wb else b) if t["significant"] else None
+
     for entry in out:
-        a, b = entry["systems"]
-        sa, sb = entry["sentence_wins"][a], entry["sentence_wins"][b]
-        entry["significant"] = bool(entry[key] < alpha and sa != sb)
-        entry["better"] = (a if sa > sb else b) if entry["significant"] else None
-        entry["decided_by"] = key
+        units = entry["units"]
+        entry["z"], entry["judgment_z"] = units["items"]["z"], units["judgments"]["z"]
+        for (u, t), key in _FLAT.items():
+            entry[key] = units[u][f"p_{t}"]
+            if suffix:
+                entry[key + suffix] = units[u][f"p_{t}{suffix}"]
+        entry["p_items"] = units["items"]["p"]
+        entry["p_judgments"] = units["judgments"]["p"]
+        entry["significant"] = units[unit]["significant"]
+        entry["better"] = units[unit]["better"]
+        entry["decided_by"] = _FLAT[(unit, test)] + suffix
     return out

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from app.stats.cli import main
-from stats_helpers import ROOT, bozka_row, paper_records
+from stats_helpers import ROOT, bozka_row, paper_records, units_disagree_records
 
 SCRIPT = os.path.join(ROOT, "scripts", "analyse.py")
 
@@ -30,9 +30,13 @@ def run(*args):
 def test_script_runs_from_repo_root_and_writes_json(bozka_csv, tmp_path):
     path = paper_csv(bozka_csv)
     out = tmp_path / "result.json"
-    proc = run(path, "--json", str(out), "--bootstrap", "100")
+    # the paper's settings
+    proc = run(path, "--json", str(out), "--bootstrap", "100", "--test", "z",
+               "--no-correction")
     assert proc.returncode == 0, proc.stderr
     assert "Ordering: SMTs ≈ Google > SMTb > Hybrid ≈ Matxin ENEUS" in proc.stdout
+    assert ("Significance (binomial z-test, no continuity correction; no "
+            "correction for multiple comparisons; alpha = 0.05)") in proc.stdout
     result = json.loads(out.read_text(encoding="utf-8"))
     # the documented schema
     assert result["systems"] == ["Google", "Hybrid", "Matxin ENEUS", "SMTb", "SMTs"]
@@ -48,10 +52,66 @@ def test_script_runs_from_repo_root_and_writes_json(bozka_csv, tmp_path):
     assert pair["sentences"] == {"Google++": 0, "Google+": 221, "equal": 50,
                                  "SMTs+": 229, "SMTs++": 0}
     assert pair["significant"] is False
+    assert pair["p_value"] == pytest.approx(0.70608, abs=1e-5)
+    assert pair["p_items"] == pair["p_value"]
+    assert pair["decided_by"] == "p_value"
+    assert set(pair["units"]) == {"items", "judgments"}
+    assert result["settings"]["test"] == "z"
+    assert result["settings"]["correction"] == "none"
+    assert result["settings"]["holm"] is False
+    assert result["settings"]["unit"] == "items"
     assert result["ordering"] == "SMTs ≈ Google > SMTb > Hybrid ≈ Matxin ENEUS"
     bt = result["bradley_terry"][0]
     assert set(bt) >= {"system", "score", "ci_low", "ci_high", "rank_low", "rank_high"}
     assert result["input"]["counts"]["skipped_controls"] == 1
+
+
+def test_default_settings_are_named(bozka_csv, tmp_path, capsys):
+    path = paper_csv(bozka_csv)
+    out = tmp_path / "result.json"
+    assert main([path, "--json", str(out), "--bootstrap", "0"]) == 0
+    text = capsys.readouterr().out
+    assert ("Significance (exact sign test; Holm-corrected over the 10 pairs "
+            "within each unit; alpha = 0.05)") in text
+    assert "The ordering uses items." in text
+    assert "Ordering: SMTs ≈ Google > SMTb > Hybrid ≈ Matxin ENEUS" in text
+    settings = json.loads(out.read_text(encoding="utf-8"))["settings"]
+    assert (settings["test"], settings["correction"], settings["unit"],
+            settings["holm"]) == ("sign", "holm", "items", True)
+
+
+def test_units_disagree_report_names_the_unit(bozka_csv, tmp_path, capsys):
+    path = bozka_csv(units_disagree_records())
+    out = tmp_path / "result.json"
+    assert main([path, "--json", str(out), "--bootstrap", "0"]) == 0
+    text = capsys.readouterr().out
+    assert "The ordering uses items." in text and "Ordering: A ≈ B" in text
+    header, _, row = text.split("The ordering uses items.\n")[1].splitlines()[:3]
+    assert header.split("  ")[-2:] == ["significant, items", "significant, judgments"]
+    assert row.split()[-3:] == ["no", "yes:", "A"]
+    (pair,) = json.loads(out.read_text(encoding="utf-8"))["pairs"]
+    assert pair["p_items"] > 0.5 and pair["p_judgments"] < 0.01
+    assert pair["units"]["judgments"]["significant"] is True
+    assert main([path, "--unit", "judgments", "--bootstrap", "0"]) == 0
+    text = capsys.readouterr().out
+    assert "The ordering uses judgments." in text and "Ordering: A > B" in text
+
+
+def test_correction_options(bozka_csv, tmp_path):
+    path = paper_csv(bozka_csv)
+    results = {}
+    for flag in ("--holm", "--no-correction"):
+        out = tmp_path / f"{flag}.json"
+        assert main([path, flag, "--json", str(out), "--bootstrap", "0",
+                     "--quiet"]) == 0
+        results[flag] = json.loads(out.read_text(encoding="utf-8"))
+    assert results["--holm"]["settings"]["correction"] == "holm"
+    assert results["--no-correction"]["settings"]["correction"] == "none"
+    assert "sign_test_p_holm" in results["--holm"]["pairs"][0]
+    assert "sign_test_p_holm" not in results["--no-correction"]["pairs"][0]
+    with pytest.raises(SystemExit) as info:
+        main([path, "--holm", "--no-correction"])
+    assert info.value.code == 2
 
 
 def test_csv_and_plots(bozka_csv, tmp_path):
@@ -66,6 +126,7 @@ def test_csv_and_plots(bozka_csv, tmp_path):
     with open(tmp_path / "tables" / "pairs.csv", newline="", encoding="utf-8") as fh:
         rows = list(csv.DictReader(fh))
     assert len(rows) == 10 and "p_value_holm" in rows[0]
+    assert {"p_items", "p_judgments", "judgment_sign_test_p_holm"} <= set(rows[0])
     plots = sorted(os.listdir(tmp_path / "plots"))
     for name in ("sentence_winners", "bradley_terry", "win_matrix"):
         assert f"{name}.png" in plots and f"{name}.svg" in plots
@@ -114,7 +175,8 @@ def test_judges_filter(bozka_csv, capsys):
 
 def test_bad_arguments_exit_2(bozka_csv):
     path = bozka_csv([("1", "A", "B", "A", "v1")])
-    for args in (["--alpha", "2"], ["--format", "xml"], ["--bootstrap", "-1"]):
+    for args in (["--alpha", "2"], ["--format", "xml"], ["--bootstrap", "-1"],
+                 ["--unit", "sentences"], ["--test", "t"]):
         with pytest.raises(SystemExit) as info:
             main([path, *args])
         assert info.value.code == 2

@@ -58,6 +58,21 @@ def test_published_sign_test_ende():
     assert pair["ties"] == 360
     assert round(pair["judgment_sign_test_p"], 4) == 0.2618
     assert round(sign_test(593, 554), 4) == 0.2618
+    # the default test over judgments is this sign test (one pair: Holm
+    # changes nothing); the ordering uses the one over sentences won
+    assert round(pair["p_judgments"], 4) == 0.2618
+    assert pair["units"]["items"]["wins"] == {"mt": 137, "ref": 130}
+
+
+def test_units_disagree_enru():
+    # like Läubli et al.'s ratings and items: judgments p < 0.001, items not
+    data = load(reference_file("enru_001_020.csv"))
+    (pair,) = analyse(data, rounds=0)["pairs"]
+    assert pair["wins"] == {"mt": 622, "ref": 774}
+    assert pair["sentence_wins"] == {"mt": 126, "ref": 146}
+    assert round(pair["p_judgments"], 4) == 0.0001
+    assert round(pair["p_items"], 4) == 0.2493
+    assert pair["better"] is None and pair["units"]["judgments"]["better"] == "ref"
 
 
 def test_no_intra_items_in_reference_data():

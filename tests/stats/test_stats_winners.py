@@ -45,6 +45,15 @@ def test_sign_test_exact():
     assert sign_test(229, 221) == pytest.approx(0.74145, abs=1e-5)
 
 
+def test_sign_test_is_scipys_binomtest():
+    from scipy.stats import binomtest
+
+    for n in list(range(1, 41)) + [450, 1147]:
+        for a in range(0, n + 1, max(1, n // 40)):
+            assert sign_test(a, n - a) == pytest.approx(
+                binomtest(a, n, 0.5).pvalue, rel=1e-9, abs=1e-250)
+
+
 def test_holm():
     assert holm([0.01, 0.04, 0.03]) == pytest.approx([0.03, 0.06, 0.06])
     assert holm([0.5, 0.9]) == pytest.approx([1.0, 1.0])
@@ -75,28 +84,77 @@ def test_pair_tables_small_case():
     assert tables[1]["sentences"]["C+"] == 1
 
 
-def test_significance_and_holm():
-    tables = [
-        {"systems": ["A", "B"], "wins": {"A": 60, "B": 10},
-         "sentence_wins": {"A": 40, "B": 10}},
-        {"systems": ["A", "C"], "wins": {"A": 10, "C": 12},
-         "sentence_wins": {"A": 9, "C": 11}},
-    ]
-    out = significance(tables, alpha=0.05)
+def test_z_test_continuity_correction():
+    # |a - b| moves one step towards 0: the binomial's continuity correction
+    z, p = z_test(229, 221, continuity=True)
+    assert z == pytest.approx(7 / 450 ** 0.5)
+    assert p > z_test(229, 221)[1]
+    assert z_test(221, 229, continuity=True)[0] == pytest.approx(-z)
+    assert z_test(3, 2, continuity=True) == (0.0, 1.0)
+    assert z_test(5, 5, continuity=True) == (0.0, 1.0)
+
+
+TABLES = [
+    {"systems": ["A", "B"], "wins": {"A": 60, "B": 10},
+     "sentence_wins": {"A": 40, "B": 10}},
+    {"systems": ["A", "C"], "wins": {"A": 10, "C": 12},
+     "sentence_wins": {"A": 9, "C": 11}},
+]
+
+
+def test_significance_paper_settings():
+    out = significance(TABLES, alpha=0.05, test="z", correction="none")
     assert out[0]["significant"] and out[0]["better"] == "A"
     assert not out[1]["significant"] and out[1]["better"] is None
     assert out[0]["z"] == pytest.approx(30 / 50 ** 0.5)
-    holmed = significance(tables, alpha=0.05, use_holm=True)
-    assert holmed[0]["p_value_holm"] == pytest.approx(min(1, 2 * out[0]["p_value"]))
-    assert holmed[0]["decided_by"] == "p_value_holm"
-    sign = significance(tables, test="sign")
-    assert sign[0]["decided_by"] == "sign_test_p"
+    assert out[0]["decided_by"] == "p_value"
+    assert out[0]["p_items"] == out[0]["p_value"] == out[0]["units"]["items"]["p_z"]
+    assert "p_value_holm" not in out[0]
     with pytest.raises(ValueError):
-        significance(tables, test="t")
+        significance(TABLES, test="t")
+    with pytest.raises(ValueError):
+        significance(TABLES, correction="bonferroni")
+    with pytest.raises(ValueError):
+        significance(TABLES, unit="sentences")
+
+
+def test_significance_defaults_sign_test_holm_items():
+    out = significance(TABLES)
+    items = out[0]["units"]["items"]
+    assert items["wins"] == {"A": 40, "B": 10}
+    assert items["p_sign"] == pytest.approx(sign_test(40, 10))
+    assert items["p"] == items["p_sign_holm"] == out[0]["p_items"]
+    assert out[0]["decided_by"] == "sign_test_p_holm"
+    assert out[0]["sign_test_p_holm"] == items["p_sign_holm"]
+    # the legacy flat keys are kept
+    assert out[0]["p_value"] == pytest.approx(z_test(40, 10)[1])
+    assert out[0]["judgment_sign_test_p"] == pytest.approx(sign_test(60, 10))
+
+
+def test_holm_applies_within_each_unit():
+    out = significance(TABLES, test="sign")
+    for unit, key in (("items", "sentence_wins"), ("judgments", "wins")):
+        raw = [sign_test(*t[key].values()) for t in TABLES]
+        got = [e["units"][unit]["p_sign_holm"] for e in out]
+        assert got == pytest.approx(holm(raw))
+    assert out[1]["judgment_sign_test_p_holm"] == out[1]["p_judgments"]
+
+
+def test_significance_unit_judgments():
+    tables = [{"systems": ["A", "B"], "wins": {"A": 78, "B": 42},
+               "sentence_wins": {"A": 10, "B": 14}}]
+    (items,) = significance(tables)
+    (judgments,) = significance(tables, unit="judgments")
+    assert items["p_items"] > 0.5 and items["p_judgments"] < 0.01
+    assert not items["significant"] and items["units"]["judgments"]["better"] == "A"
+    assert judgments["significant"] and judgments["better"] == "A"
+    assert judgments["decided_by"] == "judgment_sign_test_p_holm"
 
 
 def test_paper_sentence_counts_and_ordering():
-    result = analyse(from_records(paper_records()), rounds=0)
+    # the paper's settings: z-test, no correction for multiple comparisons
+    result = analyse(from_records(paper_records()), rounds=0, test="z",
+                     correction="none")
     pairs = {tuple(p["systems"]): p for p in result["pairs"]}
     g = pairs[("Google", "SMTs")]
     assert g["sentences"] == {"Google++": 0, "Google+": 221, "equal": 50,
@@ -114,11 +172,26 @@ def test_paper_sentence_counts_and_ordering():
 
 def test_paper_ordering_with_two_proportion_z():
     # the paper's published ordering needs the pooled two-proportion form
-    result = analyse(from_records(paper_records()), rounds=0,
-                     z_form="two-proportion")
+    result = analyse(from_records(paper_records()), rounds=0, test="z",
+                     correction="none", z_form="two-proportion")
     assert result["ordering"] == "SMTs ≈ Google > SMTb > Hybrid > Matxin ENEUS"
     pairs = {tuple(p["systems"]): p for p in result["pairs"]}
     assert pairs[("Google", "SMTs")]["p_value"] == pytest.approx(0.5938, abs=1e-4)
+    assert pairs[("Hybrid", "Matxin ENEUS")]["p_items"] == pytest.approx(0.0353, abs=1e-4)
+
+
+def test_paper_ordering_with_the_defaults():
+    # exact sign test, Holm over the 10 pairs: the same ordering as the
+    # binomial z-test; Hybrid vs Matxin ENEUS stays "not significant"
+    result = analyse(from_records(paper_records()), rounds=0)
+    assert result["settings"]["test"] == "sign"
+    assert result["settings"]["correction"] == "holm"
+    assert result["settings"]["unit"] == "items"
+    assert result["ordering"] == "SMTs ≈ Google > SMTb > Hybrid ≈ Matxin ENEUS"
+    pairs = {tuple(p["systems"]): p for p in result["pairs"]}
+    hm = pairs[("Hybrid", "Matxin ENEUS")]
+    assert hm["sign_test_p"] == pytest.approx(sign_test(247, 215))
+    assert hm["p_items"] == pytest.approx(min(1, 2 * hm["sign_test_p"]))
 
 
 def test_unseen_pair_is_reported():
@@ -127,3 +200,22 @@ def test_unseen_pair_is_reported():
     assert [p["systems"] for p in result["pairs"]] == [["A", "B"], ["B", "C"]]
     assert result["unseen_pairs"] == [["A", "C"]]
     assert any("never compared" in n for n in result["notes"])
+
+
+def test_units_disagree_on_constructed_data():
+    from stats_helpers import units_disagree_records
+
+    data = from_records(units_disagree_records())
+    result = analyse(data, rounds=0)
+    (pair,) = result["pairs"]
+    assert pair["wins"] == {"A": 78, "B": 42}
+    assert pair["sentence_wins"] == {"A": 10, "B": 14}
+    assert pair["p_judgments"] == pytest.approx(sign_test(78, 42))
+    assert pair["p_judgments"] < 0.01 < 0.5 < pair["p_items"]
+    # the ordering uses items by default: no difference shown
+    assert result["settings"]["unit"] == "items"
+    assert result["ordering"] == "A ≈ B"
+    assert pair["units"]["judgments"]["better"] == "A"
+    by_judgments = analyse(data, rounds=0, unit="judgments")
+    assert by_judgments["ordering"] == "A > B"
+    assert by_judgments["settings"]["unit"] == "judgments"
