@@ -177,8 +177,10 @@ def text_report(result) -> str:
 
     out += ["Inter-annotator agreement (Cohen's kappa)",
             table(AGREEMENT_HEADERS, agreement_rows(result), "l" + "r" * 7 + "l")]
-    alpha = result["agreement"]["alpha"]
-    out += [f"Krippendorff's alpha (nominal): {fmt_num(alpha)}", ""]
+    a = result["agreement"]
+    out += [f"Krippendorff's alpha (nominal): {fmt_num(a['alpha'])}",
+            f"Symmetrised alpha (first/second-better totals averaged): "
+            f"{fmt_num(a['alpha_symmetrised'])}", ""]
 
     out += ["Agreement by system pair",
             table(BY_PAIR_HEADERS, by_pair_rows(result), "l" + "r" * 9 + "l"), ""]
@@ -251,6 +253,8 @@ def _raw_rows(result):
         else:
             agreement.append([name, entry["definition"]] + [entry[k] for k in keys])
     agreement.append(["krippendorff_alpha_nominal", "", a["alpha"]] +
+                     [""] * (len(keys) - 1))
+    agreement.append(["alpha_symmetrised", "", a["alpha_symmetrised"]] +
                      [""] * (len(keys) - 1))
 
     by_pair = [["system_a", "system_b"] + keys +
