@@ -14,7 +14,8 @@ __all__ = ["analyse"]
 
 def analyse(data, *, alpha: float = 0.05, use_holm: bool = False,
             test: str = "z", z_form: str = "binomial", rounds: int = 1000,
-            seed: int = 1, pseudo_count: float = 0.01) -> dict:
+            seed: int = 1, pseudo_count: float = 0.01,
+            bt_ties: str = _bt.TIE_MODELS[0]) -> dict:
     """Run every statistic on ``data`` (a loader.Judgments).
 
     The result follows the schema in docs/analysis.md: ``systems``,
@@ -27,7 +28,7 @@ def analyse(data, *, alpha: float = 0.05, use_holm: bool = False,
     pairs = _winners.significance(tables, alpha=alpha, use_holm=use_holm,
                                 test=test, z_form=z_form)
     bt = _bt.bradley_terry(data, rounds=rounds, seed=seed,
-                           pseudo_count=pseudo_count)
+                           pseudo_count=pseudo_count, model=bt_ties)
     scores = {row["system"]: row["score"] for row in bt["scores"]}
     beats = []
     for entry in pairs:
@@ -59,6 +60,7 @@ def analyse(data, *, alpha: float = 0.05, use_holm: bool = False,
             "alpha": alpha, "holm": use_holm, "test": test, "z_form": z_form,
             "bootstrap_rounds": rounds, "seed": seed,
             "bootstrap_unit": "source sentence", "pseudo_count": pseudo_count,
+            "bt_ties": bt_ties,
             "kappa_default": "wmt",
         },
         "systems": systems,
@@ -70,6 +72,7 @@ def analyse(data, *, alpha: float = 0.05, use_holm: bool = False,
                             ("sequence", "relations", "copeland")},
         "clusters": order["clusters"],
         "bradley_terry": bt["scores"],
+        "bradley_terry_nu": bt["nu"],
         "win_matrix": {"systems": systems, "wins": wins.tolist(),
                        "ties": ties.tolist()},
         "win_rates": win_rates,

@@ -202,7 +202,12 @@ def text_report(result) -> str:
     out.append("")
 
     rounds = s["bootstrap_rounds"]
-    out += [f"Bradley-Terry (all judgments, tie = half a win each way; "
+    if s["bt_ties"] == "half":
+        ties = "tie = half a win each way"
+    else:
+        nu = result["bradley_terry_nu"]
+        ties = f"ties as ties (Davidson), nu = {fmt_num(nu)}"
+    out += [f"Bradley-Terry (all judgments, {ties}; "
             f"{rounds} bootstrap rounds over sentences, seed {s['seed']})",
             table(BT_HEADERS, bt_rows(result), "rl" + "r" * 7), ""]
 
