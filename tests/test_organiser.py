@@ -475,6 +475,8 @@ def test_export_row_counts_columns_and_round_trip(app, tmp_path, make_campaign):
     runner.invoke(args=["export", "wmt", "test", "-o", str(wmt)])
     data = loader.load(str(wmt))
     assert data.source_format == "wmt" and len(data) == len(test_rows)
+    # both exports key the same items: the same agreement figures
+    assert analyse(data, rounds=0)["agreement"] == analyse(loader.load(str(out)), rounds=0)["agreement"]
     result = analyse(loader.load(str(out)), rounds=20)
     assert {tuple(p["systems"]) for p in result["pairs"]} == {("A", "B"), ("A", "C"), ("B", "C")}
     assert sum(p["judgments"] for p in result["pairs"]) == len(test_rows)

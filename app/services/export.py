@@ -137,22 +137,28 @@ def volunteer_rows(campaign):
         }
 
 
-def wmt_rows(campaign):
-    """The WMT/Appraise relative-ranking CSV: valid test judgments only.
+def wmt_row(row, source_language, target_language):
+    """One judgments-export row as a WMT/Appraise row.
 
-    system1 is the translation shown first; a lower rank is better and a
-    tie gives both rank 1.
+    system1 is the system whose name sorts first, not the side shown first:
+    WMT tools (and scripts/analyse.py) key an agreement item by the stored
+    order, so a random order would split each item in two.
     """
+    first, second = sorted((row["system_a"], row["system_b"]))
+    rank1, rank2 = {first: (1, 2), second: (2, 1)}.get(row["choice"], (1, 1))
+    return {
+        "system2rank": rank2, "segmentId": row["sentence_id"], "system1Id": first,
+        "system2Number": -1, "system1Number": -1, "trglang": target_language,
+        "system1rank": rank1, "srcIndex": row["sentence_id"], "judgeID": row["volunteer"],
+        "srclang": source_language, "system2Id": second, "documentId": -1,
+    }
+
+
+def wmt_rows(campaign):
+    """The WMT/Appraise relative-ranking CSV: valid test judgments only; a
+    lower rank is better and a tie gives both rank 1."""
     for row in judgment_rows(campaign, "valid"):
-        first = row["shown_first"]
-        second = row["system_b"] if first == row["system_a"] else row["system_a"]
-        rank1, rank2 = {first: (1, 2), second: (2, 1)}.get(row["choice"], (1, 1))
-        yield {
-            "system2rank": rank2, "segmentId": row["sentence_id"], "system1Id": first,
-            "system2Number": -1, "system1Number": -1, "trglang": campaign.target_language,
-            "system1rank": rank1, "srcIndex": row["sentence_id"], "judgeID": row["volunteer"],
-            "srclang": campaign.source_language, "system2Id": second, "documentId": -1,
-        }
+        yield wmt_row(row, campaign.source_language, campaign.target_language)
 
 
 def rows(campaign, kind):

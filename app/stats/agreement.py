@@ -21,10 +21,13 @@ P(E), Ebaluatoia definition (the paper's section 4.1)
     first).  Overall, P(E) is the mean of the per-pair P(E) weighted by the
     pairs' comparable label pairs (see :func:`ebaluatoia_overall`).
 
-Krippendorff's alpha (nominal) is the cross-check: units are items, values
-the labels; the two non-tie labels are treated as mirror images (their
-marginals averaged), so alpha does not depend on which system of a pair is
-stored first.
+Krippendorff's alpha (nominal) is the cross-check, computed as in the
+literature (and the ``krippendorff`` package): units are items, values the
+labels in the loader's orientation, from the coincidence matrix.  A second,
+*symmetrised* alpha averages the "first better" and "second better" totals
+before the expected disagreement, so that it does not depend on which system
+of a pair is stored first; when one system of a pair is usually better it
+counts that shared preference as agreement, as WMT's P(E) does.
 
 ``kappa = (P(A) - P(E)) / (1 - P(E))``; it is undefined (``None``) when
 there are no comparable pairs or when ``P(E) = 1`` (for instance when every
@@ -166,15 +169,17 @@ def krippendorff_alpha_nominal(counts: np.ndarray,
                                mirrored: tuple[int, int] | None = None) -> float | None:
     """Krippendorff's alpha (nominal) from a units x categories count matrix.
 
+    Without ``mirrored`` this is the standard coefficient from the
+    coincidence matrix (Krippendorff 2011; the ``krippendorff`` package).
     Units with fewer than two values are not pairable and are ignored.
     Returns None when undefined (fewer than two pairable values, or only one
     category used, so that no disagreement is possible).
 
-    ``mirrored=(c, d)`` declares categories c and d to be mirror images
-    whose naming is arbitrary ("first system better" / "second system
-    better"): their marginal totals are then averaged before the expected
-    disagreement is computed, so that alpha does not depend on which system
-    of a pair is called first (as WMT's P(E) treats them).
+    ``mirrored=(c, d)`` gives the symmetrised variant: categories c and d
+    ("first system better" / "second system better") get the mean of their
+    marginal totals before the expected disagreement is computed, so that
+    alpha does not depend on which system of a pair is called first (as
+    WMT's P(E) treats them).
     """
     counts = np.asarray(counts, dtype=np.float64)
     if counts.size == 0:
@@ -247,9 +252,9 @@ def agreement(data) -> dict:
     """All agreement figures for ``data`` (a loader.Judgments).
 
     Returns a dict with ``inter`` (WMT definition), ``inter_ebaluatoia``,
-    ``intra`` (None when no judge repeated an item), ``alpha`` and
-    ``by_pair`` (a list, one entry per observed system pair, canonical
-    order).
+    ``intra`` (None when no judge repeated an item), ``krippendorff_alpha``
+    (the standard nominal alpha), ``krippendorff_alpha_symmetrised`` and
+    ``by_pair`` (a list, one entry per observed system pair, canonical order).
     """
     k = len(data.systems)
     labels = data.outcome.astype(np.int64) + 1
@@ -301,6 +306,8 @@ def agreement(data) -> dict:
         "inter": inter,
         "inter_ebaluatoia": inter_e,
         "intra": None if intra is None else wmt_kappa(**intra),
-        "alpha": krippendorff_alpha_nominal(counts, mirrored=(FIRST, SECOND)),
+        "krippendorff_alpha": krippendorff_alpha_nominal(counts),
+        "krippendorff_alpha_symmetrised": krippendorff_alpha_nominal(
+            counts, mirrored=(FIRST, SECOND)),
         "by_pair": by_pair,
     }

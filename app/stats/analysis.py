@@ -15,7 +15,8 @@ __all__ = ["analyse"]
 def analyse(data, *, alpha: float = 0.05, test: str = "sign",
             correction: str = "holm", unit: str = "items",
             z_form: str = "binomial", rounds: int = 1000, seed: int = 1,
-            pseudo_count: float = 0.01) -> dict:
+            pseudo_count: float = 0.01,
+            bt_ties: str = _bt.TIE_MODELS[0]) -> dict:
     """Run every statistic on ``data`` (a loader.Judgments).
 
     ``test``, ``correction`` and ``unit`` choose what decides a pair's
@@ -33,7 +34,7 @@ def analyse(data, *, alpha: float = 0.05, test: str = "sign",
                                   correction=correction, unit=unit,
                                   z_form=z_form)
     bt = _bt.bradley_terry(data, rounds=rounds, seed=seed,
-                           pseudo_count=pseudo_count)
+                           pseudo_count=pseudo_count, model=bt_ties)
     scores = {row["system"]: row["score"] for row in bt["scores"]}
     compared = {frozenset(e["systems"]) for e in pairs}
     order = _ordering.order_systems(systems, _ordering.beats_from_pairs(pairs),
@@ -62,6 +63,7 @@ def analyse(data, *, alpha: float = 0.05, test: str = "sign",
             "holm": correction == "holm", "unit": unit, "z_form": z_form,
             "bootstrap_rounds": rounds, "seed": seed,
             "bootstrap_unit": "source sentence", "pseudo_count": pseudo_count,
+            "bt_ties": bt_ties,
             "kappa_default": "wmt",
         },
         "systems": systems,
@@ -73,6 +75,7 @@ def analyse(data, *, alpha: float = 0.05, test: str = "sign",
                             ("sequence", "relations", "copeland")},
         "clusters": order["clusters"],
         "bradley_terry": bt["scores"],
+        "bradley_terry_nu": bt["nu"],
         "win_matrix": {"systems": systems, "wins": wins.tolist(),
                        "ties": ties.tolist()},
         "win_rates": win_rates,

@@ -1,13 +1,15 @@
 """Bradley-Terry scores, the judgment-level win matrix and win rates.
 
 Model
-    P(i beats j) = 1 / (1 + exp(theta_j - theta_i)).  The data are the
-    judgment-level counts: ``W[i, j]`` = judgments where i beat j, plus half
-    of the ties between i and j (a tie counts as half a win each way).
-    A pseudo-count (default 0.01 of a win each way for every pair that was
-    compared at least once) keeps the maximum-likelihood estimate finite when
-    a system never wins; it is negligible with real amounts of data and can
-    be set to 0.
+    P(i beats j) = 1 / (1 + exp(theta_j - theta_i)).  Ties are either ties
+    (``model="davidson"``, the default: Davidson's 1970 model, fitted in
+    :mod:`app.stats.davidson`) or half a win each way (``model="half"``: the
+    data are ``W[i, j]`` = judgments where i beat j plus half of the ties
+    between i and j).  Counting ties as half wins pulls the scores towards
+    0 (scripts/bench/simulate_bradley_terry.py).  A pseudo-count (default
+    0.01 of a win each way for every pair that was compared at least once)
+    keeps the maximum-likelihood estimate finite when a system never wins;
+    it is negligible with real amounts of data and can be set to 0.
 
 Fitting
     Maximum likelihood by Newton's method on theta (the negative Hessian is
@@ -34,10 +36,14 @@ import numpy as np
 from scipy import sparse
 from scipy.sparse.csgraph import connected_components
 
+from . import davidson
+
 __all__ = [
+    "TIE_MODELS",
     "bootstrap_scores",
     "bradley_terry",
     "fit",
+    "fit_model",
     "rank_ranges",
     "sentence_contributions",
     "win_matrix",
@@ -47,6 +53,7 @@ __all__ = [
 MAX_STEP = 2.0
 TOLERANCE = 1e-10
 MAX_ITER = 500
+TIE_MODELS = ("davidson", "half")     # the first is the default
 
 
 def win_matrix(first, second, outcome, n_systems: int) -> tuple[np.ndarray, np.ndarray]:
@@ -126,6 +133,17 @@ def fit(wins, pseudo_count: float = 0.01) -> np.ndarray:
     return theta[0] if single else theta
 
 
+def fit_model(wins, ties, model: str = "davidson",
+              pseudo_count: float = 0.01) -> tuple[np.ndarray, np.ndarray | None]:
+    """``(theta, nu)`` with ties as ties (``"davidson"``) or as half wins
+    (``"half"``, nu is then None); shapes as in :func:`fit`."""
+    if model == "half":
+        return fit(np.asarray(wins) + np.asarray(ties) / 2.0, pseudo_count), None
+    if model == "davidson":
+        return davidson.fit(wins, ties, pseudo_count)
+    raise ValueError(f"unknown tie model {model!r}")
+
+
 def components(games: np.ndarray) -> int:
     """Number of connected groups of systems in the comparison graph."""
     n, _ = connected_components(sparse.csr_matrix(np.asarray(games) > 0),
@@ -135,8 +153,9 @@ def components(games: np.ndarray) -> int:
 
 def sentence_contributions(first, second, outcome, sentence, n_systems: int,
                            n_sentences: int) -> sparse.csr_matrix:
-    """Sparse ``(n_sentences, k*k)`` matrix: row s holds the win matrix
-    (ties as half wins) of the judgments of sentence s, flattened."""
+    """Sparse ``(n_sentences, 2*k*k)`` matrix: row s holds the win matrix
+    and then the (symmetric) tie matrix of the judgments of sentence s,
+    each flattened."""
     k = n_systems
     first = np.asarray(first, dtype=np.int64)
     second = np.asarray(second, dtype=np.int64)
@@ -148,20 +167,21 @@ def sentence_contributions(first, second, outcome, sentence, n_systems: int,
     tied = ~decided
     rows = np.concatenate([sentence[decided], sentence[tied], sentence[tied]])
     cols = np.concatenate([winner[decided] * k + loser[decided],
-                           first[tied] * k + second[tied],
-                           second[tied] * k + first[tied]])
-    vals = np.concatenate([np.ones(decided.sum()), np.full(2 * tied.sum(), 0.5)])
-    return sparse.csr_matrix((vals, (rows, cols)), shape=(n_sentences, k * k))
+                           k * k + first[tied] * k + second[tied],
+                           k * k + second[tied] * k + first[tied]])
+    vals = np.ones(rows.size)
+    return sparse.csr_matrix((vals, (rows, cols)), shape=(n_sentences, 2 * k * k))
 
 
 def bootstrap_scores(contributions: sparse.csr_matrix, n_systems: int,
                      rounds: int, seed: int, pseudo_count: float = 0.01,
-                     chunk: int = 100) -> np.ndarray:
-    """Bradley-Terry scores for ``rounds`` resamples of the sentences;
-    returns an array of shape ``(rounds, k)``."""
+                     chunk: int = 100, model: str = "davidson") -> np.ndarray:
+    """Scores of ``model`` for ``rounds`` resamples of the sentences
+    (``contributions`` from :func:`sentence_contributions`); returns an
+    array of shape ``(rounds, k)``."""
     k = n_systems
     n_sent = contributions.shape[0]
-    by_column = contributions.T.tocsr()            # (k*k, n_sentences)
+    by_column = contributions.T.tocsr()            # (2*k*k, n_sentences)
     rng = np.random.default_rng(seed)
     out = np.empty((rounds, k))
     done = 0
@@ -171,8 +191,8 @@ def bootstrap_scores(contributions: sparse.csr_matrix, n_systems: int,
         offsets = (np.arange(r) * n_sent)[:, None]
         counts = np.bincount((draws + offsets).ravel(),
                              minlength=r * n_sent).reshape(r, n_sent)
-        wins = (by_column @ counts.T.astype(np.float64)).T.reshape(r, k, k)
-        out[done:done + r] = fit(wins, pseudo_count)
+        both = (by_column @ counts.T.astype(np.float64)).T.reshape(r, 2, k, k)
+        out[done:done + r] = fit_model(both[:, 0], both[:, 1], model, pseudo_count)[0]
         done += r
     return out
 
@@ -201,16 +221,18 @@ def rank_ranges(samples: np.ndarray, trim: float = 0.025,
 
 
 def bradley_terry(data, *, rounds: int = 1000, seed: int = 1,
-                  pseudo_count: float = 0.01) -> dict:
-    """Scores, intervals and rank ranges for ``data`` (a loader.Judgments).
+                  pseudo_count: float = 0.01, model: str = "davidson") -> dict:
+    """Scores, intervals and rank ranges for ``data`` (a loader.Judgments),
+    ties counted by ``model`` (one of :data:`TIE_MODELS`).
 
-    Returns ``{"scores": [...], "warnings": [...]}``; ``scores`` is sorted by
-    score, best first; interval and rank-range fields are None when
-    ``rounds`` is 0.
+    Returns ``{"scores": [...], "warnings": [...], "nu": ...}``; ``scores``
+    is sorted by score, best first; interval and rank-range fields are None
+    when ``rounds`` is 0; ``nu`` is the Davidson tie parameter (None for the
+    half-win model).
     """
     k = len(data.systems)
     wins, ties = win_matrix(data.first, data.second, data.outcome, k)
-    theta = fit(wins + ties / 2.0, pseudo_count)
+    theta, nu = fit_model(wins, ties, model, pseudo_count)
     warnings = []
     if components(wins + wins.T + ties) > 1:
         warnings.append("the systems fall into groups that were never compared "
@@ -220,7 +242,8 @@ def bradley_terry(data, *, rounds: int = 1000, seed: int = 1,
     if rounds > 0:
         contrib = sentence_contributions(data.first, data.second, data.outcome,
                                          data.sentence, k, len(data.sentences))
-        samples = bootstrap_scores(contrib, k, rounds, seed, pseudo_count)
+        samples = bootstrap_scores(contrib, k, rounds, seed, pseudo_count,
+                                   model=model)
         low, high = np.percentile(samples, [2.5, 97.5], axis=0)
         rank_low, rank_high = rank_ranges(samples)
     order = np.argsort(-theta, kind="stable")
@@ -236,5 +259,6 @@ def bradley_terry(data, *, rounds: int = 1000, seed: int = 1,
             "rank_high": None if rank_high[i] is None else int(rank_high[i]),
         })
     return {"scores": scores, "warnings": warnings, "rounds": rounds,
-            "seed": seed, "pseudo_count": pseudo_count,
+            "seed": seed, "pseudo_count": pseudo_count, "model": model,
+            "nu": None if nu is None else float(nu),
             "wins": wins, "ties": ties}

@@ -11,6 +11,7 @@ import argparse
 import sys
 
 from .analysis import analyse
+from .bradley_terry import TIE_MODELS
 from .loader import InputError, filter_judges, load, unknown_judges
 
 __all__ = ["build_parser", "main"]
@@ -78,6 +79,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--bootstrap", type=_non_negative, default=1000, metavar="N",
                    help="bootstrap rounds for Bradley-Terry intervals "
                         "(default 1000; 0 to skip)")
+    p.add_argument("--bt-ties", choices=TIE_MODELS, default=TIE_MODELS[0],
+                   help="Bradley-Terry ties: as ties, Davidson's model "
+                        "(default), or as half a win each way")
     p.add_argument("--seed", type=int, default=1,
                    help="bootstrap random seed (default 1)")
     p.add_argument("--include-controls", action="store_true",
@@ -119,7 +123,8 @@ def main(argv=None) -> int:
         return 2
     result = analyse(data, alpha=args.alpha, test=args.test,
                      correction=args.correction, unit=args.unit,
-                     z_form=args.z_form, rounds=args.bootstrap, seed=args.seed)
+                     z_form=args.z_form, rounds=args.bootstrap, seed=args.seed,
+                     bt_ties=args.bt_ties)
     result["settings"]["include_controls"] = args.include_controls
     result["settings"]["include_discarded"] = args.include_discarded
     result["settings"]["judges"] = args.judges.split(",") if args.judges else None

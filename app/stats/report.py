@@ -200,8 +200,10 @@ def text_report(result) -> str:
 
     out += ["Inter-annotator agreement (Cohen's kappa)",
             table(AGREEMENT_HEADERS, agreement_rows(result), "l" + "r" * 7 + "l")]
-    alpha = result["agreement"]["alpha"]
-    out += [f"Krippendorff's alpha (nominal): {fmt_num(alpha)}", ""]
+    a = result["agreement"]
+    out += [f"Krippendorff's alpha (nominal): {fmt_num(a['krippendorff_alpha'])}",
+            f"Symmetrised alpha (first/second-better totals averaged): "
+            f"{fmt_num(a['krippendorff_alpha_symmetrised'])}", ""]
 
     out += ["Agreement by system pair",
             table(BY_PAIR_HEADERS, by_pair_rows(result), "l" + "r" * 9 + "l"), ""]
@@ -220,7 +222,12 @@ def text_report(result) -> str:
     out.append("")
 
     rounds = s["bootstrap_rounds"]
-    out += [f"Bradley-Terry (all judgments, tie = half a win each way; "
+    if s["bt_ties"] == "half":
+        ties = "tie = half a win each way"
+    else:
+        nu = result["bradley_terry_nu"]
+        ties = f"ties as ties (Davidson), nu = {fmt_num(nu)}"
+    out += [f"Bradley-Terry (all judgments, {ties}; "
             f"{rounds} bootstrap rounds over sentences, seed {s['seed']})",
             table(BT_HEADERS, bt_rows(result), "rl" + "r" * 7), ""]
 
@@ -270,7 +277,9 @@ def _raw_rows(result):
             agreement.append([name, "wmt"] + [""] * (len(keys) - 1) + ["not available"])
         else:
             agreement.append([name, entry["definition"]] + [entry[k] for k in keys])
-    agreement.append(["krippendorff_alpha_nominal", "", a["alpha"]] +
+    agreement.append(["krippendorff_alpha", "", a["krippendorff_alpha"]] +
+                     [""] * (len(keys) - 1))
+    agreement.append(["krippendorff_alpha_symmetrised", "", a["krippendorff_alpha_symmetrised"]] +
                      [""] * (len(keys) - 1))
 
     by_pair = [["system_a", "system_b"] + keys +

@@ -44,7 +44,7 @@ def test_script_runs_from_repo_root_and_writes_json(bozka_csv, tmp_path):
     for key in ("inter", "inter_ebaluatoia"):
         assert set(agreement[key]) >= {"kappa", "p_a", "p_e", "agreeing",
                                        "comparable", "ties", "labels"}
-    assert "intra" in agreement and "alpha" in agreement
+    assert "intra" in agreement and "krippendorff_alpha" in agreement
     assert set(agreement["by_pair"][0]) >= {"systems", "kappa", "p_a", "p_e"}
     pair = next(p for p in result["pairs"] if p["systems"] == ["Google", "SMTs"])
     assert set(pair) >= {"systems", "judgments", "wins", "ties", "sentences", "z",
@@ -210,7 +210,7 @@ def test_one_judge_all_ties_reports_not_available(bozka_csv, tmp_path, capsys):
     result = json.loads(out.read_text(encoding="utf-8"))
     assert result["agreement"]["inter"]["kappa"] is None
     assert result["agreement"]["intra"] is None
-    assert result["agreement"]["alpha"] is None
+    assert result["agreement"]["krippendorff_alpha"] is None
     assert result["unseen_pairs"] == [["A", "C"]]
     assert all(not p["significant"] for p in result["pairs"])
     assert all(p["sentences"]["equal"] == p["sentence_count"] for p in result["pairs"])
