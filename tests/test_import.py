@@ -87,6 +87,15 @@ def test_duplicate_systems(folder):
     assert error.path == "campaign.toml" and error.line is not None
 
 
+@pytest.mark.parametrize("name", ["equal", "Equal", "LEFT", "right"])
+def test_system_named_like_an_answer(tmp_path, name):
+    # the export's choice column says "equal" for a tie: a system of that name
+    # would win every tie in the analysis
+    error = _error(write_campaign(str(tmp_path / "c"), sentences=6, systems=("A", name), controls=8))
+    assert error.path == "campaign.toml"
+    assert error.message == f"system name {name!r} is an answer (equal, left, right); rename it"
+
+
 def test_fewer_than_two_systems(tmp_path):
     folder = write_campaign(str(tmp_path / "one"), systems=("A",))
     assert "at least two systems" in _error(folder).message

@@ -20,6 +20,10 @@ from .quality import PLACEMENTS, is_control_position, pool_warning
 SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
 LANG_RE = re.compile(r"^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$")
 SYSTEM_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ._+-]{0,63}$")
+# The answers stored in items.choice; the export writes "equal" in its choice
+# column, so a system of one of these names (in any case) would be read as an
+# answer by the analysis (every tie a win for "equal"). app/stats refuses them too.
+ANSWER_LABELS = ("equal", "left", "right")
 MAX_LINE_CHARS = 2000
 CONTROL_HEADER = ["source", "better", "worse"]
 PRACTICE_HEADER = ["source", "better", "worse", "why"]
@@ -294,6 +298,9 @@ def read_campaign(folder):
     for name, filename in systems.items():
         if not SYSTEM_RE.match(name):
             raise CampaignFormatError("campaign.toml", None, f"invalid system name {name!r}")
+        if name.lower() in ANSWER_LABELS:
+            answers = ", ".join(ANSWER_LABELS)
+            raise CampaignFormatError("campaign.toml", None, f"system name {name!r} is an answer ({answers}); rename it")
         if not isinstance(filename, str):
             raise CampaignFormatError("campaign.toml", None, f"system {name}: file name expected")
         if filename in files_seen:

@@ -2,7 +2,7 @@
 
 Exit status: 0 on success, 2 on bad input or bad arguments (with a one-line
 ``analyse: FILE:LINE: message`` on stderr), 1 when an output file cannot be
-written.
+written.  Nothing is written unless the whole input was read.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import sys
 from .analysis import analyse
 from .bradley_terry import TIE_MODELS
 from .loader import InputError, filter_judges, load, unknown_judges
+from .report import printable
 
 __all__ = ["build_parser", "main"]
 
@@ -53,6 +54,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--plots", metavar="DIR", help="write PNG and SVG charts")
     p.add_argument("--judges", metavar="ID,...",
                    help="keep only these judges (volunteer / judgeID)")
+    p.add_argument("--campaign", metavar="SLUG",
+                   help="Bozka input: analyse only this campaign (required "
+                        "when the file holds several)")
     p.add_argument("--alpha", type=_alpha, default=0.05,
                    help="significance level (default 0.05)")
     correction = p.add_mutually_exclusive_group()
@@ -95,7 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _load(args):
     data = load(args.input, args.format, include_controls=args.include_controls,
-                include_discarded=args.include_discarded)
+                include_discarded=args.include_discarded, campaign=args.campaign)
     if args.judges:
         wanted = [j.strip() for j in args.judges.split(",") if j.strip()]
         missing = unknown_judges(data, wanted)
@@ -103,8 +107,7 @@ def _load(args):
             raise InputError(args.input, 1, "none of the judges given with "
                              "--judges occurs in the file")
         if missing:
-            print(f"analyse: warning: judges not found: {', '.join(missing)}",
-                  file=sys.stderr)
+            _say(f"warning: judges not found: {', '.join(missing)}")
         before = len(data)
         data = filter_judges(data, wanted)
         data.counts["skipped_other_judges"] = before - len(data)
@@ -119,7 +122,7 @@ def main(argv=None) -> int:
     try:
         data = _load(args)
     except InputError as exc:
-        print(f"analyse: {exc}", file=sys.stderr)
+        _say(str(exc))
         return 2
     result = analyse(data, alpha=args.alpha, test=args.test,
                      correction=args.correction, unit=args.unit,
@@ -146,7 +149,11 @@ def main(argv=None) -> int:
             from .plots import write_plots
             write_plots(result, args.plots)
     except OSError as exc:
-        print(f"analyse: cannot write {target}: {exc.strerror or exc}",
-              file=sys.stderr)
+        _say(f"cannot write {target}: {exc.strerror or exc}")
         return 1
     return 0
+
+
+def _say(message: str) -> None:
+    """One line on stderr; names in it cannot drive the terminal."""
+    print(f"analyse: {printable(message)}", file=sys.stderr)

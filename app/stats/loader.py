@@ -21,7 +21,9 @@ Orientation of an item
     name sorts first), because the sides shown to a volunteer were random.
 
 Everything that goes wrong is raised as :class:`InputError`, which carries
-the file name and the line number.
+the file name and the line number.  What could be read in two ways is refused
+rather than guessed: a system named like an answer, a file of several
+campaigns (unless one is chosen), a judgment id seen twice.
 """
 
 from __future__ import annotations
@@ -62,6 +64,11 @@ WMT_REQUIRED = ("srcIndex", "judgeID")
 _WMT_SYSTEM_COLUMN = re.compile(r"^system(\d+)(rank|Id|Number)$")
 
 EQUAL = "equal"
+#: Answers of the Bozka export's ``choice`` column and of the stored answers
+#: (``items.choice``).  A system of one of these names, in any case, would make
+#: a choice ambiguous ("equal" would count every tie as its win), so it is
+#: refused, as the campaign importer refuses it.
+ANSWER_LABELS = ("equal", "left", "right")
 
 _BOOLEANS = {"true": True, "false": False, "1": True, "0": False,
              "yes": True, "no": False, "": False}
@@ -114,7 +121,10 @@ def detect_format(path: str, first_line: str) -> str:
     stripped = first_line.lstrip()
     if stripped.startswith("{"):
         return "bozka-jsonl"
-    header = {c.strip() for c in next(csv.reader([first_line]), [])}
+    try:
+        header = {c.strip() for c in next(csv.reader([first_line]), [])}
+    except csv.Error:       # e.g. a field over the csv module's size limit
+        header = set()
     if {"system1rank", "system2rank", "judgeID"} <= header:
         return "wmt"
     if {"choice", "system_a", "system_b"} <= header:
@@ -145,8 +155,12 @@ def _first_nonblank_line(text: io.TextIOBase) -> tuple[str, int]:
 
 
 def load(path: str, fmt: str | None = None, *, include_controls: bool = False,
-         include_discarded: bool = False) -> Judgments:
-    """Read ``path`` (format detected unless ``fmt`` is ``"bozka"``/``"wmt"``)."""
+         include_discarded: bool = False, campaign: str | None = None) -> Judgments:
+    """Read ``path`` (format detected unless ``fmt`` is ``"bozka"``/``"wmt"``).
+
+    ``campaign`` keeps only that campaign's rows of a Bozka export; without
+    it a file holding several campaigns is refused.
+    """
     try:
         handle = open(path, encoding="utf-8-sig", newline="")
     except OSError as exc:
@@ -168,16 +182,31 @@ def load(path: str, fmt: str | None = None, *, include_controls: bool = False,
         handle.seek(0)
         try:
             if detected == "wmt":
+                if campaign is not None:
+                    raise InputError(path, None, "a WMT/Appraise file has no "
+                                     "campaign column to choose from")
                 return _load_wmt(path, handle)
             if detected == "bozka-jsonl":
                 return _load_bozka_jsonl(path, handle, include_controls,
-                                         include_discarded)
+                                         include_discarded, campaign)
             return _load_bozka_csv(path, handle, include_controls,
-                                   include_discarded)
+                                   include_discarded, campaign)
         except UnicodeDecodeError:
             raise InputError(path, _bad_utf8_line(path), "not UTF-8 text") from None
+
+
+def _csv_rows(path: str, reader):
+    """The rows of a ``csv.reader``; a CSV error (a field over the size limit,
+    an unclosed quote) becomes an InputError naming the line its record starts."""
+    while True:
+        start = reader.line_num + 1
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
         except csv.Error as exc:
-            raise InputError(path, None, f"malformed CSV: {exc}") from None
+            raise InputError(path, start, f"malformed CSV: {exc}") from None
+        yield row
 
 
 # --------------------------------------------------------------------------
@@ -187,9 +216,15 @@ def load(path: str, fmt: str | None = None, *, include_controls: bool = False,
 class _Builder:
     """Collects rows as integer codes; names are interned on first sight."""
 
-    def __init__(self, path: str, fmt: str):
+    def __init__(self, path: str, fmt: str, campaign: str | None = None):
         self.path = path
         self.fmt = fmt
+        self.campaign = campaign        # the campaign to keep; None: the only one
+        self.campaigns: dict[str, int] = {}     # campaign -> its first line
+        # judgment ids and their lines, checked once read (a list and an
+        # array take half the memory of a dict of a million ids)
+        self.ids: list[str] = []
+        self.id_lines = array("i")
         self.systems: dict[str, int] = {}
         self.sentences: dict[str, int] = {}
         self.judges: dict[str, int] = {}
@@ -203,7 +238,47 @@ class _Builder:
     def skip(self, reason: str) -> None:
         self.counts[reason] = self.counts.get(reason, 0) + 1
 
+    def keep(self, campaign: str, judgment_id: str, line: int) -> bool:
+        """Whether a Bozka row belongs to the campaign analysed; notes its
+        campaign and (if not empty) its judgment id for :meth:`check_rows`."""
+        if campaign not in self.campaigns:
+            self.campaigns[campaign] = line
+        if self.campaign is not None and campaign != self.campaign:
+            self.counts["rows"] += 1
+            self.skip("skipped_other_campaigns")
+            return False
+        if judgment_id:
+            self.ids.append(judgment_id)
+            self.id_lines.append(line)
+        return True
+
+    def check_rows(self) -> None:
+        """Refuse several campaigns (none chosen), an absent chosen campaign,
+        and a judgment id on more than one line."""
+        names = list(self.campaigns)
+        if self.campaign is None and len(names) > 1:
+            raise InputError(self.path, self.campaigns[names[1]], f"the file "
+                             f"holds {len(names)} campaigns ({_campaign_list(names)}); "
+                             "analyse one at a time with --campaign SLUG")
+        if self.campaign is not None and names and self.campaign not in names:
+            raise InputError(self.path, None, f"campaign {self.campaign!r} is "
+                             f"not in the file, which holds {_campaign_list(names)}")
+        if len(set(self.ids)) < len(self.ids):
+            lines_of: dict[str, list] = {}
+            for judgment_id, line in zip(self.ids, self.id_lines):
+                lines_of.setdefault(judgment_id, []).append(line)
+            repeated = [(lines, i) for i, lines in lines_of.items() if len(lines) > 1]
+            lines, judgment_id = min(repeated)      # the first repeated on
+            where = ", ".join(map(str, lines[:-1])) + f" and {lines[-1]}"
+            others = len(repeated) - 1
+            more = f" (and {others} other id{'s' if others > 1 else ''} on " \
+                "more than one line)" if others else ""
+            raise InputError(self.path, lines[1], f"judgment_id {judgment_id!r} "
+                             f"is on lines {where}{more}: each judgment must be "
+                             "counted once")
+
     def finish(self, header_line: int, canonical: bool) -> Judgments:
+        self.check_rows()
         if not self.outcome:
             raise InputError(self.path, header_line, "no judgments to analyse"
                              + _skipped_note(self.counts))
@@ -240,6 +315,11 @@ class _Builder:
         )
 
 
+def _campaign_list(names) -> str:
+    return ", ".join(repr(name) if name else "rows without a campaign"
+                     for name in names)
+
+
 def _skipped_note(counts: dict) -> str:
     skipped = {k: v for k, v in counts.items() if k.startswith("skipped")}
     if not skipped:
@@ -248,11 +328,12 @@ def _skipped_note(counts: dict) -> str:
                             for k, v in sorted(skipped.items())) + ")"
 
 
-def _header(path: str, reader, known, required) -> tuple[list[str], dict]:
+def _header(path: str, reader, rows, known, required) -> tuple[list[str], dict]:
+    """The header row (read from ``rows``, the reader's :func:`_csv_rows`)."""
     header = []
     while not any(h.strip() for h in header):     # skip leading blank lines
         try:
-            header = next(reader)
+            header = next(rows)
         except StopIteration:
             raise InputError(path, 1, "empty file") from None
     header = [h.strip() for h in header]
@@ -303,6 +384,14 @@ def _bozka_row(b: _Builder, line: int, sentence, sys_a, sys_b, choice, judge,
         raise InputError(b.path, line, f"system_a and system_b are both {sys_a!r}")
     if not sentence:
         raise InputError(b.path, line, "sentence_id must not be empty")
+    if not judge:
+        raise InputError(b.path, line, "volunteer must not be empty")
+    for name in (sys_a, sys_b):
+        if name not in b.systems and name.lower() in ANSWER_LABELS:
+            raise InputError(b.path, line, f"system {name!r} is named like an "
+                             f"answer ({', '.join(ANSWER_LABELS)}, in any case), "
+                             f"so a choice of {name!r} is ambiguous; rename "
+                             "the system")
     if choice == sys_a:
         outcome = 1
     elif choice == sys_b:
@@ -320,28 +409,38 @@ def _bozka_row(b: _Builder, line: int, sentence, sys_a, sys_b, choice, judge,
     b.judge.append(b.judges.setdefault(judge, len(b.judges)))
 
 
-def _load_bozka_csv(path, handle, include_controls, include_discarded):
-    reader = csv.reader(handle)
+def _load_bozka_csv(path, handle, include_controls, include_discarded, campaign):
+    reader = csv.reader(handle, strict=True)
+    rows_read = _csv_rows(path, reader)
     known = set(BOZKA_COLUMNS)
-    header, index = _header(path, reader, known.__contains__, BOZKA_REQUIRED)
+    header, index = _header(path, reader, rows_read, known.__contains__,
+                            BOZKA_REQUIRED)
     ncols = len(header)
     i_sent, i_a, i_b = index["sentence_id"], index["system_a"], index["system_b"]
     i_choice, i_judge = index["choice"], index["volunteer"]
     i_ctrl = index.get("is_control")
     i_disc = index.get("discarded")
-    b = _Builder(path, "bozka")
+    i_camp, i_id = index.get("campaign"), index.get("judgment_id")
+    if campaign is not None and i_camp is None:
+        raise InputError(path, reader.line_num, "no campaign column to choose "
+                         f"campaign {campaign!r} from")
+    b = _Builder(path, "bozka", campaign)
+    keep = b.keep
     bools = _BOOLEANS
     systems, sentences, judges = b.systems, b.sentences, b.judges
     add_first, add_second = b.first.append, b.second.append
     add_outcome, add_sentence = b.outcome.append, b.sentence.append
     add_judge = b.judge.append
     rows = skipped_controls = skipped_discarded = 0
-    for row in reader:
+    for row in rows_read:
         line = reader.line_num
         if len(row) != ncols:
             if not row or (len(row) == 1 and not row[0].strip()):
                 continue
             raise InputError(path, line, f"expected {ncols} fields, found {len(row)}")
+        if not keep("" if i_camp is None else row[i_camp],
+                    "" if i_id is None else row[i_id], line):
+            continue
         ctrl = disc = False
         if i_ctrl is not None:
             ctrl = bools.get(row[i_ctrl].lower())
@@ -369,8 +468,10 @@ def _load_bozka_csv(path, handle, include_controls, include_discarded):
         else:
             outcome = None
         if outcome is None or not choice or not sys_a or not sys_b \
-                or sys_a == sys_b or not sentence:
-            # unusual row: the general routine skips it or raises the error
+                or sys_a == sys_b or not sentence or not row[i_judge] \
+                or sys_a not in systems or sys_b not in systems:
+            # unusual or first seen: the general routine checks it, skips it
+            # or raises the error
             _bozka_row(b, line, sentence, sys_a, sys_b, choice, row[i_judge],
                        ctrl, disc, include_controls, include_discarded)
             continue
@@ -388,9 +489,10 @@ def _load_bozka_csv(path, handle, include_controls, include_discarded):
     return b.finish(1, canonical=True)
 
 
-def _load_bozka_jsonl(path, handle, include_controls, include_discarded):
+def _load_bozka_jsonl(path, handle, include_controls, include_discarded,
+                      campaign):
     known = set(BOZKA_COLUMNS)
-    b = _Builder(path, "bozka")
+    b = _Builder(path, "bozka", campaign)
     first_line = None
     loads = json.loads
     for line_no, text in enumerate(handle, start=1):
@@ -410,6 +512,9 @@ def _load_bozka_jsonl(path, handle, include_controls, include_discarded):
         for key in BOZKA_REQUIRED:
             if key not in obj:
                 raise InputError(path, line_no, f"missing key {key!r}")
+        if not b.keep(_json_text(obj.get("campaign")),
+                      _json_text(obj.get("judgment_id")), line_no):
+            continue
         values = []
         for key in ("sentence_id", "system_a", "system_b", "choice", "volunteer"):
             value = obj[key]
@@ -428,6 +533,11 @@ def _load_bozka_jsonl(path, handle, include_controls, include_discarded):
     return b.finish(first_line or 1, canonical=True)
 
 
+def _json_text(value) -> str:
+    """A JSON value as the text a CSV cell would hold (null: empty)."""
+    return "" if value is None else str(value)
+
+
 # --------------------------------------------------------------------------
 # WMT / Appraise relative ranking
 
@@ -437,8 +547,9 @@ def _wmt_known(name: str) -> bool:
 
 
 def _load_wmt(path, handle):
-    reader = csv.reader(handle)
-    header, index = _header(path, reader, _wmt_known, WMT_REQUIRED)
+    reader = csv.reader(handle, strict=True)
+    rows_read = _csv_rows(path, reader)
+    header, index = _header(path, reader, rows_read, _wmt_known, WMT_REQUIRED)
     numbers = sorted({int(m.group(1)) for m in map(_WMT_SYSTEM_COLUMN.match, header)
                       if m})
     for n in numbers:
@@ -454,12 +565,14 @@ def _load_wmt(path, handle):
     pairs = [(x, y) for x in range(len(numbers)) for y in range(x + 1, len(numbers))]
     b = _Builder(path, "wmt")
     systems, sentences, judges = b.systems, b.sentences, b.judges
-    for row in reader:
+    for row in rows_read:
         line = reader.line_num
         if len(row) != ncols:
             if not row or (len(row) == 1 and not row[0].strip()):
                 continue
             raise InputError(path, line, f"expected {ncols} fields, found {len(row)}")
+        if not row[i_src] or not row[i_judge]:
+            raise InputError(path, line, "srcIndex and judgeID must not be empty")
         b.counts["rows"] += 1
         try:
             ranks = [int(row[c]) for c in rank_cols]

@@ -9,8 +9,28 @@ import csv
 import json
 import math
 import os
+import unicodedata
 
-__all__ = ["clean_json", "text_report", "write_csv", "write_json"]
+__all__ = ["clean_json", "printable", "text_report", "write_csv", "write_json"]
+
+
+# --------------------------------------------------------------------------
+# text for a terminal
+
+#: Characters never printed raw: controls (C0, C1), format characters (the
+#: bidi embeddings, overrides, isolates and marks among them), lone
+#: surrogates, line and paragraph separators.
+_HIDDEN = {"Cc", "Cf", "Cs", "Zl", "Zp"}
+
+
+def printable(text: str) -> str:
+    """``text`` with each hidden character written as an escape (``\\u202e``),
+    so that a system name, judge id or file name cannot reorder, recolour or
+    forge lines of the terminal's text.  The JSON and CSV files keep names exact."""
+    if text.isprintable():          # the usual case: nothing to replace
+        return text
+    return "".join(ch.encode("unicode_escape").decode("ascii")
+                   if unicodedata.category(ch) in _HIDDEN else ch for ch in text)
 
 
 # --------------------------------------------------------------------------
@@ -35,7 +55,8 @@ def fmt_p(value) -> str:
 
 def table(headers, rows, align=None) -> str:
     """Plain-text table; ``align`` is a string of 'l'/'r' per column."""
-    rows = [[str(c) for c in row] for row in rows]
+    headers = [printable(str(h)) for h in headers]
+    rows = [[printable(str(c)) for c in row] for row in rows]
     widths = [len(h) for h in headers]
     for row in rows:
         widths = [max(w, len(c)) for w, c in zip(widths, row)]
@@ -196,7 +217,7 @@ def text_report(result) -> str:
     if skipped:
         line += "; left out: " + ", ".join(
             f"{v} {k.replace('skipped_', '')}" for k, v in sorted(skipped.items()))
-    out += [line, ""]
+    out += [printable(line), ""]
 
     out += ["Inter-annotator agreement (Cohen's kappa)",
             table(AGREEMENT_HEADERS, agreement_rows(result), "l" + "r" * 7 + "l")]
@@ -214,11 +235,11 @@ def text_report(result) -> str:
     out += significance_title(result)
     out += [table(significance_headers(result), significance_rows(result)), ""]
 
-    out += [f"Ordering: {result['ordering']}",
-            "Clusters: " + "  >  ".join("{" + ", ".join(c) + "}"
-                                        for c in result["clusters"])]
+    out += [f"Ordering: {printable(result['ordering'])}",
+            "Clusters: " + printable("  >  ".join("{" + ", ".join(c) + "}"
+                                                  for c in result["clusters"]))]
     for note in result["notes"]:
-        out.append(f"  note: {note}")
+        out.append(f"  note: {printable(note)}")
     out.append("")
 
     rounds = s["bootstrap_rounds"]

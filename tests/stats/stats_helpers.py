@@ -25,10 +25,12 @@ def reference_file(name):
 
 
 def bozka_row(sentence, a, b, choice, judge, *, control=False, discarded=False,
-              n=0):
-    """One export row as a dict (booleans as CSV strings)."""
+              n=None):
+    """One export row as a dict (booleans as CSV strings); its judgment_id is
+    ``n``, or empty (write_bozka_csv then numbers the rows, as ids are unique)."""
     return {
-        "campaign": "demo", "judgment_id": str(n), "sentence_id": str(sentence),
+        "campaign": "demo", "judgment_id": "" if n is None else str(n),
+        "sentence_id": str(sentence),
         "system_a": a, "system_b": b, "shown_first": a, "choice": choice,
         "volunteer": judge, "age_group": "", "studies_level": "",
         "studies_field": "", "source_level": "", "target_level": "",
@@ -42,9 +44,11 @@ def write_bozka_csv(path, rows):
     with open(path, "w", newline="", encoding="utf-8") as fh:
         writer = csv.DictWriter(fh, fieldnames=BOZKA_HEADER)
         writer.writeheader()
-        for n, row in enumerate(rows):
+        for n, row in enumerate(rows, start=1):
             if isinstance(row, tuple):
-                row = bozka_row(*row, n=n)
+                row = bozka_row(*row)
+            if not row["judgment_id"]:
+                row = dict(row, judgment_id=str(n))
             writer.writerow(row)
     return str(path)
 
