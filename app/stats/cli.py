@@ -131,6 +131,7 @@ def main(argv=None) -> int:
     result["settings"]["include_controls"] = args.include_controls
     result["settings"]["include_discarded"] = args.include_discarded
     result["settings"]["judges"] = args.judges.split(",") if args.judges else None
+    result["settings"]["campaign"] = args.campaign
 
     from . import report
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import os
 
+from .winners import CATEGORIES
+
 __all__ = ["write_plots"]
 
 # blue shades for A, grey for equal, orange shades for B
@@ -36,11 +38,11 @@ def sentence_winners_chart(result, directory: str) -> list[str]:
     plt = _pyplot()
     pairs = result["pairs"]
     fig, ax = plt.subplots(figsize=(9, 0.55 * len(pairs) + 1.6))
-    labels = ("A++", "A+", "equal", "B+", "B++")
+    labels = CATEGORIES
     for row, p in enumerate(reversed(pairs)):
         a, b = p["systems"]
         s = p["sentences"]
-        counts = [s[f"{a}++"], s[f"{a}+"], s["equal"], s[f"{b}+"], s[f"{b}++"]]
+        counts = [s[c] for c in CATEGORIES]
         total = sum(counts) or 1
         left = 0.0
         for value, colour, label in zip(counts, COLOURS, labels):

@@ -11,6 +11,8 @@ import math
 import os
 import unicodedata
 
+from .winners import CATEGORIES
+
 __all__ = ["clean_json", "printable", "text_report", "write_csv", "write_json"]
 
 
@@ -118,8 +120,7 @@ def winner_rows(result) -> list[list]:
     for p in result["pairs"]:
         a, b = p["systems"]
         s = p["sentences"]
-        rows.append([f"{a} vs {b}", s[f"{a}++"], s[f"{a}+"], s["equal"],
-                     s[f"{b}+"], s[f"{b}++"], p["sentence_count"]])
+        rows.append([f"{a} vs {b}", *(s[c] for c in CATEGORIES), p["sentence_count"]])
     return rows
 
 
@@ -323,8 +324,8 @@ def _raw_rows(result):
     for p in result["pairs"]:
         x, y = p["systems"]
         s = p["sentences"]
-        pairs.append([x, y, p["wins"][x], p["wins"][y], s[f"{x}++"], s[f"{x}+"],
-                      s["equal"], s[f"{y}+"], s[f"{y}++"], p["sentence_wins"][x],
+        pairs.append([x, y, p["wins"][x], p["wins"][y], *(s[c] for c in CATEGORIES),
+                      p["sentence_wins"][x],
                       p["sentence_wins"][y]] + [p[c] for c in pair_cols] +
                      [p["significant"], p["better"] or ""])
 

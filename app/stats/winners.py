@@ -126,7 +126,7 @@ def pair_tables(data) -> list[dict]:
     ``data`` is a loader.Judgments.  Pairs are in canonical order (the
     system whose name sorts first is A).  Each entry: ``systems``,
     ``judgments``, ``wins`` (judgment level), ``ties``, ``sentences``
-    (counts per category, keyed with the real names, e.g. ``Google++``)
+    (counts per category code, ``A++`` .. ``B++``, A the pair's first system)
     and ``sentence_wins``.
     """
     k = len(data.systems)
@@ -162,9 +162,9 @@ def pair_tables(data) -> list[dict]:
             "judgments": int(wins_a[code] + wins_b[code] + ties[code]),
             "wins": {name_a: int(wins_a[code]), name_b: int(wins_b[code])},
             "ties": int(ties[code]),
-            "sentences": {f"{name_a}++": int(row[0]), f"{name_a}+": int(row[1]),
-                          "equal": int(row[2]), f"{name_b}+": int(row[3]),
-                          f"{name_b}++": int(row[4])},
+            # Keyed by category code (A: the first of "systems"): keys made
+            # from names would collide for systems named "X" and "X+".
+            "sentences": dict(zip(CATEGORIES, (int(n) for n in row))),
             "sentence_count": int(row.sum()),
             "sentence_wins": {name_a: int(row[0] + row[1]),
                               name_b: int(row[3] + row[4])},

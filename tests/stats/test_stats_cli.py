@@ -49,8 +49,8 @@ def test_script_runs_from_repo_root_and_writes_json(bozka_csv, tmp_path):
     pair = next(p for p in result["pairs"] if p["systems"] == ["Google", "SMTs"])
     assert set(pair) >= {"systems", "judgments", "wins", "ties", "sentences", "z",
                          "p_value", "sign_test_p", "significant"}
-    assert pair["sentences"] == {"Google++": 0, "Google+": 221, "equal": 50,
-                                 "SMTs+": 229, "SMTs++": 0}
+    assert pair["sentences"] == {"A++": 0, "A+": 221, "equal": 50,
+                                 "B+": 229, "B++": 0}
     assert pair["significant"] is False
     assert pair["p_value"] == pytest.approx(0.70608, abs=1e-5)
     assert pair["p_items"] == pair["p_value"]

@@ -81,7 +81,7 @@ def test_pair_tables_small_case():
     assert ab["ties"] == 2
     assert ab["sentences"] == {"A++": 1, "A+": 0, "equal": 1, "B+": 1, "B++": 0}
     assert ab["sentence_wins"] == {"A": 1, "B": 1}
-    assert tables[1]["sentences"]["C+"] == 1
+    assert tables[1]["systems"] == ["A", "C"] and tables[1]["sentences"]["B+"] == 1
 
 
 def test_z_test_continuity_correction():
@@ -157,8 +157,8 @@ def test_paper_sentence_counts_and_ordering():
                      correction="none")
     pairs = {tuple(p["systems"]): p for p in result["pairs"]}
     g = pairs[("Google", "SMTs")]
-    assert g["sentences"] == {"Google++": 0, "Google+": 221, "equal": 50,
-                              "SMTs+": 229, "SMTs++": 0}
+    assert g["sentences"] == {"A++": 0, "A+": 221, "equal": 50,
+                              "B+": 229, "B++": 0}
     assert g["p_value"] == pytest.approx(0.70608, abs=1e-5)
     assert not g["significant"]
     hm = pairs[("Hybrid", "Matxin ENEUS")]
@@ -219,3 +219,11 @@ def test_units_disagree_on_constructed_data():
     by_judgments = analyse(data, rounds=0, unit="judgments")
     assert by_judgments["ordering"] == "A > B"
     assert by_judgments["settings"]["unit"] == "judgments"
+
+
+def test_systems_named_x_and_x_plus_keep_their_own_sentence_counts():
+    # Keys made from names ("A+" + "+" and "A" + "++") once overwrote each other.
+    records = [(s, "A", "A+", "A+", "j1") for s in ("s1", "s2", "s3")]
+    (table,) = pair_tables(from_records(records))
+    assert table["systems"] == ["A", "A+"]
+    assert table["sentences"] == {"A++": 0, "A+": 0, "equal": 0, "B+": 3, "B++": 0}
