@@ -2,8 +2,8 @@
 over to :func:`main` when :func:`wants_da` says the input is DA.
 
     python scripts/analyse.py INPUT [--format wmt-da|bozka-da] [--json FILE]
-        [--csv DIR] [--plots DIR] [--alpha 0.05] [--keep-unreliable]
-        [--include-discarded] [--quiet]
+        [--csv DIR] [--plots DIR] [--alpha 0.05] [--pair SRC-TRG]
+        [--keep-unreliable] [--include-discarded] [--quiet]
 
 Exit status as for pairwise input: 0 on success, 2 on bad input or
 arguments, 1 when an output file cannot be written.
@@ -28,18 +28,19 @@ def wants_da(argv=None) -> bool:
     """True when ``--format`` names a DA format, or, without ``--format``,
     when the input file's header is a DA one."""
     argv = sys.argv[1:] if argv is None else list(argv)
-    only_format = argparse.ArgumentParser(add_help=False)
-    only_format.add_argument("--format")
-    fmt = only_format.parse_known_args(argv)[0].format
-    if fmt is not None:
-        return fmt in DA_FORMATS
-    # the pairwise parser knows which options take a value, so it finds INPUT;
-    # its errors are left for the real parse to show, --help for the DA one
+    own = argparse.ArgumentParser(add_help=False)   # --format and DA-only values
+    own.add_argument("--format")
+    own.add_argument("--pair")
+    known, rest = own.parse_known_args(argv)
+    if known.format is not None:
+        return known.format in DA_FORMATS
+    # the pairwise parser knows which of its options take a value, so it finds
+    # INPUT; its errors are left for the real parse to show, --help for DA's
     quiet = io.StringIO()
     try:
         with contextlib.redirect_stderr(quiet), contextlib.redirect_stdout(quiet):
             args = cli.build_parser().parse_known_args(
-                [a for a in argv if a not in ("-h", "--help")])[0]
+                [a for a in rest if a not in ("-h", "--help")])[0]
     except SystemExit:
         return False
     return sniff_da(args.input) is not None
@@ -61,6 +62,9 @@ def build_da_parser() -> argparse.ArgumentParser:
     p.add_argument("--plots", metavar="DIR", help="write PNG and SVG charts")
     p.add_argument("--alpha", type=cli._alpha, default=0.05,
                    help="significance level of system wins and clusters (default 0.05)")
+    p.add_argument("--pair", metavar="SRC-TRG",
+                   help="WMT input: the language pair to analyse when the file "
+                        "holds several (Input.src-Input.trg, e.g. hi-bn)")
     p.add_argument("--keep-unreliable", action="store_true",
                    help="keep judges who fail quality control (p >= 0.05)")
     p.add_argument("--include-discarded", action="store_true",
@@ -72,13 +76,14 @@ def build_da_parser() -> argparse.ArgumentParser:
 def main(argv=None) -> int:
     args = build_da_parser().parse_args(argv)
     try:
-        data = load_da(args.input, args.format,
+        data = load_da(args.input, args.format, pair=args.pair,
                        include_discarded=args.include_discarded)
     except InputError as exc:
         print(f"analyse: {exc}", file=sys.stderr)
         return 2
     result = analyse_da(data, alpha=args.alpha, keep_unreliable=args.keep_unreliable)
     result["settings"]["include_discarded"] = args.include_discarded
+    result["settings"]["pair"] = args.pair
 
     from . import da_report, report
 

@@ -185,9 +185,13 @@ def _score(path: str, line: int, text: str, integer: bool) -> float:
     return float(value)
 
 
-def load_da(path: str, fmt: str | None = None, *,
-            include_discarded: bool = False) -> DAScores:
-    """Read ``path``; the format is detected unless ``fmt`` is given."""
+def load_da(path: str, fmt: str | None = None, *, include_discarded: bool = False,
+            pair: str | None = None) -> DAScores:
+    """Read ``path``; the format is detected unless ``fmt`` is given.
+
+    ``pair`` ("hi-bn") keeps one language pair of a WMT file that holds
+    several (Input.src-Input.trg); such a file is refused without it.
+    """
     if fmt is not None and fmt not in DA_FORMATS:
         raise ValueError(f"unknown DA format {fmt!r}")
     try:
@@ -205,7 +209,7 @@ def load_da(path: str, fmt: str | None = None, *,
                                  "da-judgments export or a WMT DA file")
             handle.seek(0)
             if detected == "wmt-da":
-                return _load_wmt_da(path, handle)
+                return _load_wmt_da(path, handle, pair)
             if first.lstrip().startswith("{"):
                 return _load_bozka_jsonl(path, handle, include_discarded)
             return _load_bozka_csv(path, handle, include_discarded)
@@ -219,7 +223,7 @@ def load_da(path: str, fmt: str | None = None, *,
 # WMT
 
 
-def _load_wmt_da(path, handle):
+def _load_wmt_da(path, handle, wanted_pair=None):
     header, header_line = [], 0
     for header_line, text in enumerate(handle, start=1):
         header = [t.strip('"') for t in _TOKEN.findall(text)]
@@ -231,8 +235,9 @@ def _load_wmt_da(path, handle):
     ncols = len(header)
     col = {name: i for i, name in enumerate(header)}
     i_hit = col.get("HITId")
+    i_src, i_trg = col.get("Input.src"), col.get("Input.trg")
     b = _Builder(path, "wmt-da")
-    hits = []
+    hits, pairs = [], {}          # pairs: language pair -> its first line
     for line, text in enumerate(handle, start=header_line + 1):
         fields = [t.strip('"') for t in _TOKEN.findall(text)]
         if not fields:
@@ -240,6 +245,12 @@ def _load_wmt_da(path, handle):
         if len(fields) != ncols:
             raise InputError(path, line, f"expected {ncols} fields, found {len(fields)}")
         b.counts["rows"] += 1
+        if i_src is not None and i_trg is not None:
+            pair = f"{fields[i_src]}-{fields[i_trg]}"
+            pairs.setdefault(pair, line)
+            if wanted_pair is not None and pair != wanted_pair:
+                b.skip("skipped_other_pairs")
+                continue
         kind = TYPE_NAMES.get(fields[col["type"]].lower())
         if kind is None:
             raise InputError(path, line, f"unknown type {fields[col['type']]!r} "
@@ -255,6 +266,14 @@ def _load_wmt_da(path, handle):
                 raise InputError(path, line, f"{name} must not be empty")
         b.add(system, sentence, judge, kind, score)
         hits.append(fields[i_hit] if i_hit is not None else "")
+    # judges, systems and z scores belong to one language pair (WMT: a track)
+    if wanted_pair is not None and pairs and wanted_pair not in pairs:
+        raise InputError(path, header_line, f"no rows of language pair {wanted_pair} "
+                         f"(the file has {', '.join(sorted(pairs))})")
+    if wanted_pair is None and len(pairs) > 1:
+        second = sorted(pairs.values())[1]
+        raise InputError(path, second, f"{len(pairs)} language pairs in one file "
+                         f"({', '.join(sorted(pairs))}): choose one with --pair")
     return b.finish(header_line, _match_wmt(b.rows, hits))
 
 

@@ -122,3 +122,22 @@ def test_da_modules_are_flask_and_matplotlib_free():
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT,
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_pair_option(tmp_path, capsys):
+    from da_helpers import wmt_da_line, write_wmt_da
+    lines = []
+    for pair in ("en\tde", "de\ten"):
+        for s in range(6):
+            for system, score in (("A", 80), ("B", 40)):
+                lines.append(wmt_da_line("w1", system, s, score + s)
+                             .replace("\ten\tde ad", f"\t{pair} ad"))
+    path = write_wmt_da(tmp_path / "ad.csv", lines)
+    assert main([path]) == 2
+    assert "choose one with --pair" in capsys.readouterr().err
+    assert wants_da(["--pair", "de-en", path])
+    out = tmp_path / "r.json"
+    assert main(["--pair", "de-en", path, "--quiet", "--json", str(out)]) == 0
+    result = json.loads(out.read_text(encoding="utf-8"))
+    assert result["settings"]["pair"] == "de-en"
+    assert result["input"]["counts"]["skipped_other_pairs"] == 12

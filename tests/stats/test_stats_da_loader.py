@@ -203,3 +203,17 @@ def test_detection(tmp_path):
     assert sniff_da(str(tmp_path / "missing.csv")) is None
     path = write_wmt_da(tmp_path / "ad.csv", [wmt_da_line("w", "S", "1", 5)])
     assert sniff_da(path) == "wmt-da"
+
+
+def test_wmt_file_with_several_language_pairs(tmp_path):
+    lines = [wmt_da_line("w1", "S", "1", 50), wmt_da_line("w1", "T", "1", 60),
+             wmt_da_line("w2", "S", "9", 70).replace("\ten\tde ad", "\tde\ten ad")]
+    path = write_wmt_da(tmp_path / "ad.csv", lines)
+    err = error_of(path)
+    assert err.line == 4 and "2 language pairs in one file (de-en, en-de): " \
+        "choose one with --pair" in str(err)
+    data = load_da(path, pair="en-de")
+    assert data.systems == ["S", "T"] and data.counts["skipped_other_pairs"] == 1
+    assert load_da(path, pair="de-en").judges == ["w2"]
+    assert "no rows of language pair xh-zu (the file has de-en, en-de)" in \
+        str(error_of(path, pair="xh-zu"))
