@@ -4,6 +4,9 @@
     python scripts/analyse.py INPUT [--format bozka|wmt] [--json FILE]
         [--csv DIR] [--plots DIR] [--judges ID,...] [--alpha 0.05] ...
 
+Direct Assessment scores (a Bozka da-judgments export or a WMT DA file,
+``--format wmt-da|bozka-da``, detected when omitted) get their own analysis.
+
 The statistics live in the Flask-free package ``app.stats``; this file only
 puts the repository root on ``sys.path`` and calls its command line.  See
 docs/analysis.md and ``--help``.

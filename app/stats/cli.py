@@ -118,6 +118,9 @@ def _load(args):
 
 
 def main(argv=None) -> int:
+    from . import da_cli
+    if da_cli.wants_da(argv):   # Direct Assessment input: its own options and analysis
+        return da_cli.main(argv)
     args = build_parser().parse_args(argv)
     try:
         data = _load(args)

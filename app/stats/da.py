@@ -1,0 +1,293 @@
+"""Direct Assessment analysis, as Graham et al. and WMT do it.
+
+1. Judges.  A judge's reliability is a one-sided Wilcoxon rank-sum test of
+   their score drops on bad-reference pairs (original minus degraded)
+   against their drops on repeat pairs (original minus repeat); judges at
+   p >= 0.05 are left out.  A judge without both kinds of pair is untested
+   and kept.
+2. Standardisation.  Each kept judge's scores become z scores with that
+   judge's mean and standard deviation (n-1) over all their scores, every
+   kind of item included (WMT's rule; ``z_over="system"`` uses system items
+   only, as WMT's Appraise script does).
+3. Systems.  The score of a segment (system + sentence) is the mean of its
+   system and repeat scores; a system's score is the mean over its segments
+   (micro average), raw and z.
+4. Significance.  For every ordered pair (A, B), a one-sided Wilcoxon
+   rank-sum test of A's segment z scores against B's.
+5. Clusters.  Systems in z order; a cluster ends at the system in position i
+   of n when it significantly beats exactly n - i systems (WMT's rule).
+
+See docs/analysis.md, "Direct Assessment campaigns".
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy.stats import norm, rankdata
+
+from .da_loader import BAD_REFERENCE, KINDS, REPEAT, SYSTEM
+
+__all__ = ["analyse_da", "judge_reliability", "rank_sum_greater", "segment_scores",
+           "standardise", "wmt_clusters"]
+
+Z95 = 1.959963984540054
+
+
+# --------------------------------------------------------------------------
+# the test
+
+
+def rank_sum_greater(x, y) -> float | None:
+    """p-value of "``x`` tends to be greater than ``y``" (one-sided Wilcoxon
+    rank-sum / Mann-Whitney test), None when a sample is empty.
+
+    Computed as R's ``wilcox.test(x, y, alternative = "greater")``, which WMT
+    uses: exact when both samples have fewer than 50 values and no ties,
+    otherwise the normal approximation with tie and continuity corrections.
+    """
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    m, n = x.size, y.size
+    if m == 0 or n == 0:
+        return None
+    both = np.concatenate([x, y])
+    u = rankdata(both)[:m].sum() - m * (m + 1) / 2
+    _, ties = np.unique(both, return_counts=True)
+    if m < 50 and n < 50 and ties.size == both.size:
+        return _exact_upper_tail(int(round(u)), m, n)
+    tie_term = float((ties ** 3 - ties).sum()) / ((m + n) * (m + n - 1))
+    sigma = math.sqrt(m * n / 12 * ((m + n + 1) - tie_term))
+    if sigma == 0:          # every value tied: no evidence either way
+        return 1.0
+    return float(norm.sf((u - m * n / 2 - 0.5) / sigma))
+
+
+def _exact_upper_tail(u: int, m: int, n: int) -> float:
+    """P(U >= u) for samples of m and n values without ties.
+
+    The counts of arrangements by U are the coefficients of the Gaussian
+    binomial [m+n choose m](q) = prod_i (1 - q^(n+i)) / (1 - q^i), built one
+    factor at a time in exact integers (truncated at degree m*n).
+    """
+    top = m * n
+    counts = [1] + [0] * top
+    for i in range(1, m + 1):
+        for k in range(top, n + i - 1, -1):      # times (1 - q^(n+i))
+            counts[k] -= counts[k - n - i]
+        for k in range(i, top + 1):              # divided by (1 - q^i)
+            counts[k] += counts[k - i]
+    return sum(counts[max(u, 0):]) / sum(counts)
+
+
+# --------------------------------------------------------------------------
+# steps
+
+
+def judge_reliability(data, threshold: float = 0.05) -> list[dict]:
+    """One entry per judge: pairs, p, status (reliable, unreliable, untested)."""
+    k = len(data.judges)
+    key = data.judge.astype(np.int64) * len(KINDS) + data.kind
+    count = np.bincount(key, minlength=k * len(KINDS)).reshape(k, len(KINDS))
+    total = np.bincount(key, weights=data.score,
+                        minlength=k * len(KINDS)).reshape(k, len(KINDS))
+    # drops of the repeat and bad-reference pairs, grouped by judge
+    qc = np.flatnonzero((data.original >= 0) &
+                        ((data.kind == REPEAT) | (data.kind == BAD_REFERENCE)))
+    qc = qc[np.argsort(data.judge[qc], kind="stable")]
+    drop = data.score[data.original[qc]] - data.score[qc]
+    bounds = np.searchsorted(data.judge[qc], np.arange(k + 1))
+    out = []
+    for j, name in enumerate(data.judges):
+        mine = slice(bounds[j], bounds[j + 1])
+        kind = data.kind[qc[mine]]
+        bad, rep = drop[mine][kind == BAD_REFERENCE], drop[mine][kind == REPEAT]
+        p = rank_sum_greater(bad, rep) if bad.size and rep.size else None
+        status = "untested" if p is None else \
+            "reliable" if p < threshold else "unreliable"
+        out.append({
+            "judge": name, "scores": int(count[j].sum()),
+            "bad_reference_pairs": int(bad.size), "repeat_pairs": int(rep.size),
+            "p": p, "status": status,
+            "mean_by_kind": {kind_name: float(total[j, c] / count[j, c]) if count[j, c]
+                             else None for c, kind_name in enumerate(KINDS)},
+        })
+    return out
+
+
+def standardise(data, keep: np.ndarray, over: str = "all"):
+    """z score of every row (NaN for rows not kept, and for judges whose
+    scores have no spread or number fewer than two), with each judge's mean
+    and standard deviation (n-1) over their kept rows of the kinds ``over``
+    names ("all" or "system")."""
+    basis = keep if over == "all" else keep & (data.kind == SYSTEM)
+    k = len(data.judges)
+    n = np.bincount(data.judge[basis], minlength=k).astype(float)
+    total = np.bincount(data.judge[basis], weights=data.score[basis], minlength=k)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = total / n
+        dev = (data.score[basis] - mean[data.judge[basis]]) ** 2
+        sd = np.sqrt(np.bincount(data.judge[basis], weights=dev, minlength=k) / (n - 1))
+    sd[(n < 2) | ~(sd > 0)] = np.nan
+    z = (data.score - mean[data.judge]) / sd[data.judge]
+    z[~keep] = np.nan
+    return z, mean, sd
+
+
+def segment_scores(data, use: np.ndarray, z: np.ndarray) -> list[dict]:
+    """Mean raw and z score of each segment (system + sentence) over the rows
+    in ``use``; a z mean skips undefined z scores (NaN if none is defined)."""
+    key = data.system[use].astype(np.int64) * len(data.sentences) + data.sentence[use]
+    keys, group = np.unique(key, return_inverse=True)
+    count = np.bincount(group)
+    raw = np.bincount(group, weights=data.score[use]) / count
+    zs = z[use]
+    defined = ~np.isnan(zs)
+    z_count = np.bincount(group[defined], minlength=keys.size)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        z_mean = np.bincount(group[defined], weights=zs[defined],
+                             minlength=keys.size) / z_count
+    return [{"system": data.systems[k // len(data.sentences)],
+             "sentence": data.sentences[k % len(data.sentences)],
+             "raw": float(r), "z": float(zm), "scores": int(c)}
+            for k, r, zm, c in zip(keys.tolist(), raw, z_mean, count)]
+
+
+def wmt_clusters(order, wins) -> list[list[str]]:
+    """WMT's clusters: the systems in z order; the cluster ends at the system
+    in position i of n when it significantly beats exactly n - i systems
+    (normally: all the systems below it and none above)."""
+    clusters, current = [], []
+    for i, name in enumerate(order, start=1):
+        current.append(name)
+        if wins[name] == len(order) - i:
+            clusters.append(current)
+            current = []
+    if current:
+        clusters.append(current)
+    return clusters
+
+
+# --------------------------------------------------------------------------
+# everything
+
+
+def analyse_da(data, *, alpha: float = 0.05, judge_threshold: float = 0.05,
+               keep_unreliable: bool = False, z_over: str = "all") -> dict:
+    """Run the DA analysis on ``data`` (a da_loader.DAScores); the result
+    follows the schema in docs/analysis.md (``systems``, ``wilcoxon``,
+    ``judges``, ``clusters``, ``segments``, ``input``, ``settings``,
+    ``notes``)."""
+    if z_over not in ("all", "system"):
+        raise ValueError(f"z_over must be 'all' or 'system', not {z_over!r}")
+    judges, notes = _quality_control(data, judge_threshold, keep_unreliable)
+
+    kept_codes = [j for j, e in enumerate(judges) if e["kept"]]
+    keep = np.isin(data.judge, kept_codes)
+    z, mean, sd = standardise(data, keep, z_over)
+    for j, entry in enumerate(judges):
+        entry["mean"], entry["sd"] = _num(mean[j]), _num(sd[j])
+    no_z = [judges[j]["judge"] for j in kept_codes if math.isnan(sd[j])]
+    if no_z:
+        notes.append(f"no z scores for {_names(no_z)} (fewer than two scores "
+                     "or all equal): their scores count in raw means only")
+
+    use = keep & ((data.kind == SYSTEM) | (data.kind == REPEAT))
+    segments = segment_scores(data, use, z) if use.any() else []
+    systems = _system_rows(segments)
+    order = [s["system"] for s in systems]
+    seg_z = {name: [] for name in order}
+    for g in segments:
+        if not math.isnan(g["z"]):
+            seg_z[g["system"]].append(g["z"])
+    wilcoxon = {a: {b: rank_sum_greater(seg_z[a], seg_z[b])
+                    for b in order if b != a} for a in order}
+    for row in systems:
+        row["wins"] = sum(p is not None and p < alpha
+                          for p in wilcoxon[row["system"]].values())
+    ranked = [s["system"] for s in systems if s["z"] is not None]
+    clusters = wmt_clusters(ranked, {s["system"]: s["wins"] for s in systems})
+    position = {name: i for i, name in enumerate(order)}
+    for a in order:
+        for b, p in wilcoxon[a].items():
+            if p is not None and p < alpha and position[b] < position[a]:
+                notes.append(f"{a} significantly beat {b} (p = {p:.4f}), "
+                             f"although {b}'s z is higher")
+    missing = sorted(set(data.systems) - set(order))
+    if missing:
+        notes.append("no system scores (quality-control items only or judges "
+                     "left out): " + ", ".join(missing))
+
+    counts = dict(data.counts)
+    counts["left_out_unreliable"] = int((~keep).sum())
+    return {
+        "protocol": "da",
+        "input": {"path": data.path, "format": data.source_format,
+                  "scores": len(data), "judges": len(data.judges),
+                  "systems": len(data.systems), "sentences": len(data.sentences),
+                  "counts": counts},
+        "settings": {"alpha": alpha, "judge_threshold": judge_threshold,
+                     "keep_unreliable": keep_unreliable, "z_over": z_over,
+                     "segment": "system + sentence; system and repeat scores",
+                     "test": "one-sided Wilcoxon rank-sum (R's wilcox.test)",
+                     "clusters": "wmt"},
+        "systems": systems,
+        "wilcoxon": wilcoxon,
+        "judges": judges,
+        "clusters": clusters,
+        "segments": segments,
+        "notes": notes,
+    }
+
+
+def _quality_control(data, threshold, keep_unreliable) -> tuple[list, list]:
+    """The judges' entries, each marked kept or not, and the notes on them."""
+    judges = judge_reliability(data, threshold)
+    for entry in judges:
+        entry["kept"] = keep_unreliable or entry["status"] != "unreliable"
+    failed = [e["judge"] for e in judges if e["status"] == "unreliable"]
+    tested = sum(e["status"] != "untested" for e in judges)
+    notes = []
+    if failed:
+        what = "kept on request" if keep_unreliable else "left out"
+        notes.append(f"{len(failed)} of {tested} tested judge(s) {what} "
+                     f"(quality control p >= {threshold}): {_names(failed)}")
+    if tested < len(judges):
+        notes.append(f"{len(judges) - tested} judge(s) untested (no bad-reference "
+                     "and repeat pairs to compare) and kept")
+    paired_kinds = (data.kind == REPEAT) | (data.kind == BAD_REFERENCE)
+    unmatched = int((paired_kinds & (data.original < 0)).sum())
+    if unmatched:
+        notes.append(f"{unmatched} repeat or bad-reference item(s) without their "
+                     "original system score: not used in quality control")
+    return judges, notes
+
+
+def _system_rows(segments) -> list[dict]:
+    """Micro averages per system, best z first (systems without z last)."""
+    by_system = {}
+    for g in segments:
+        by_system.setdefault(g["system"], []).append(g)
+    rows = []
+    for name, segs in by_system.items():
+        raw = np.array([g["raw"] for g in segs])
+        zs = np.array([g["z"] for g in segs if not math.isnan(g["z"])])
+        z = float(zs.mean()) if zs.size else None
+        half = Z95 * zs.std(ddof=1) / math.sqrt(zs.size) if zs.size > 1 else None
+        rows.append({"system": name, "raw": float(raw.mean()), "z": z,
+                     "segments": len(segs), "z_segments": int(zs.size),
+                     "judgments": sum(g["scores"] for g in segs),
+                     "z_ci_low": None if half is None else z - half,
+                     "z_ci_high": None if half is None else z + half})
+    rows.sort(key=lambda r: (r["z"] is None, -(r["z"] or 0.0), -r["raw"], r["system"]))
+    return rows
+
+
+def _names(names, most: int = 10) -> str:
+    """A note's list of names, cut short: every name is in the judges table."""
+    more = f" and {len(names) - most} more" if len(names) > most else ""
+    return ", ".join(names[:most]) + more
+
+
+def _num(value) -> float | None:
+    return None if math.isnan(value) else float(value)

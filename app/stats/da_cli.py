@@ -1,0 +1,108 @@
+"""Command line for Direct Assessment input; ``app.stats.cli.main`` hands
+over to :func:`main` when :func:`wants_da` says the input is DA.
+
+    python scripts/analyse.py INPUT [--format wmt-da|bozka-da] [--json FILE]
+        [--csv DIR] [--plots DIR] [--alpha 0.05] [--pair SRC-TRG]
+        [--keep-unreliable] [--include-discarded] [--quiet]
+
+Exit status as for pairwise input: 0 on success, 2 on bad input or
+arguments, 1 when an output file cannot be written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import sys
+
+from . import cli
+from .da import analyse_da
+from .da_loader import DA_FORMATS, load_da, sniff_da
+from .loader import InputError
+
+__all__ = ["build_da_parser", "main", "wants_da"]
+
+
+def wants_da(argv=None) -> bool:
+    """True when ``--format`` names a DA format, or, without ``--format``,
+    when the input file's header is a DA one."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    own = argparse.ArgumentParser(add_help=False)   # --format and DA-only values
+    own.add_argument("--format")
+    own.add_argument("--pair")
+    known, rest = own.parse_known_args(argv)
+    if known.format is not None:
+        return known.format in DA_FORMATS
+    # the pairwise parser knows which of its options take a value, so it finds
+    # INPUT; its errors are left for the real parse to show, --help for DA's
+    quiet = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(quiet), contextlib.redirect_stdout(quiet):
+            args = cli.build_parser().parse_known_args(
+                [a for a in rest if a not in ("-h", "--help")])[0]
+    except SystemExit:
+        return False
+    return sniff_da(args.input) is not None
+
+
+def build_da_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="analyse",
+        description="Direct Assessment (0-100) analysis: judge quality control, "
+                    "standardised system scores, Wilcoxon rank-sum significance "
+                    "and clusters (Bozka da-judgments export or WMT DA file). "
+                    "See docs/analysis.md.")
+    p.add_argument("input", metavar="INPUT",
+                   help="Bozka da-judgments export (CSV or JSON Lines) or WMT DA file")
+    p.add_argument("--format", choices=DA_FORMATS,
+                   help="input format (detected from the header when omitted)")
+    p.add_argument("--json", metavar="FILE", help="write every figure as JSON")
+    p.add_argument("--csv", metavar="DIR", help="write each table as a CSV file")
+    p.add_argument("--plots", metavar="DIR", help="write PNG and SVG charts")
+    p.add_argument("--alpha", type=cli._alpha, default=0.05,
+                   help="significance level of system wins and clusters (default 0.05)")
+    p.add_argument("--pair", metavar="SRC-TRG",
+                   help="WMT input: the language pair to analyse when the file "
+                        "holds several (Input.src-Input.trg, e.g. hi-bn)")
+    p.add_argument("--keep-unreliable", action="store_true",
+                   help="keep judges who fail quality control (p >= 0.05)")
+    p.add_argument("--include-discarded", action="store_true",
+                   help="Bozka input: keep discarded judgments")
+    p.add_argument("--quiet", action="store_true", help="do not print the tables")
+    return p
+
+
+def main(argv=None) -> int:
+    args = build_da_parser().parse_args(argv)
+    try:
+        data = load_da(args.input, args.format, pair=args.pair,
+                       include_discarded=args.include_discarded)
+    except InputError as exc:
+        print(f"analyse: {exc}", file=sys.stderr)
+        return 2
+    result = analyse_da(data, alpha=args.alpha, keep_unreliable=args.keep_unreliable)
+    result["settings"]["include_discarded"] = args.include_discarded
+    result["settings"]["pair"] = args.pair
+
+    from . import da_report, report
+
+    if not args.quiet:
+        sys.stdout.write(da_report.text_report(result))
+    target = None
+    try:
+        if args.json:
+            target = args.json
+            report.write_json(result, args.json)
+        if args.csv:
+            target = args.csv
+            da_report.write_csv(result, args.csv)
+        if args.plots:
+            target = args.plots
+            from .da_plots import write_da_plots
+            write_da_plots(result, args.plots)
+    except OSError as exc:
+        print(f"analyse: cannot write {target}: {exc.strerror or exc}",
+              file=sys.stderr)
+        return 1
+    return 0

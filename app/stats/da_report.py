@@ -1,0 +1,149 @@
+"""Presenting a DA analysis: terminal tables and CSV files.
+
+All functions take the dict returned by :func:`app.stats.da.analyse_da`;
+JSON is written by :func:`app.stats.report.write_json` as for pairwise.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+
+from .report import fmt_num, fmt_p, table
+
+__all__ = ["stars", "text_report", "write_csv"]
+
+
+def stars(p) -> str:
+    """WMT's marks: * p < 0.05, ** p < 0.01, *** p < 0.001."""
+    if p is None:
+        return ""
+    return "***" if p < 0.001 else "**" if p < 0.01 else "*" if p < 0.05 else ""
+
+
+def judge_rows(result) -> list[list]:
+    rows = []
+    for j in result["judges"]:
+        status = j["status"] + (", kept" if j["kept"] else ", left out")
+        rows.append([j["judge"], j["scores"], fmt_num(j["mean"], 2),
+                     fmt_num(j["sd"], 2), j["bad_reference_pairs"],
+                     j["repeat_pairs"], fmt_p(j["p"]), status])
+    return rows
+
+
+def system_rows(result) -> list[list]:
+    rows = []
+    for rank, s in enumerate(result["systems"], start=1):
+        ci = "n/a" if s["z_ci_low"] is None else \
+            f"{s['z_ci_low']:.3f} .. {s['z_ci_high']:.3f}"
+        rows.append([rank, s["system"], fmt_num(s["raw"], 1), fmt_num(s["z"]), ci,
+                     s["segments"], s["judgments"], s["wins"]])
+    return rows
+
+
+def wilcoxon_rows(result) -> tuple[list[str], list[list]]:
+    """WMT's matrix: row z minus column z, with the row-better stars."""
+    names = [s["system"] for s in result["systems"]]
+    z = {s["system"]: s["z"] for s in result["systems"]}
+    rows = []
+    for a in names:
+        row = [a]
+        for b in names:
+            if a == b:
+                row.append("-")
+            elif z[a] is None or z[b] is None:
+                row.append("n/a")
+            else:
+                diff = round(z[a] - z[b], 2) + 0.0     # no "-0.00"
+                row.append(f"{diff:.2f}{stars(result['wilcoxon'][a][b])}")
+        rows.append(row)
+    return [""] + names, rows
+
+
+def text_report(result) -> str:
+    inp, s = result["input"], result["settings"]
+    skipped = {k: v for k, v in inp["counts"].items() if k.startswith("skipped")}
+    line = (f"{os.path.basename(inp['path'])} ({inp['format']} format): "
+            f"{inp['scores']} scores of {inp['systems']} systems on "
+            f"{inp['sentences']} sentences by {inp['judges']} "
+            f"judge{'' if inp['judges'] == 1 else 's'}")
+    if skipped:
+        line += "; left out: " + ", ".join(
+            f"{v} {k.replace('skipped_', '')}" for k, v in sorted(skipped.items()))
+    out = [line, ""]
+
+    rule = "kept whatever p" if s["keep_unreliable"] else \
+        f"left out at p >= {s['judge_threshold']}"
+    out += [f"Judges (quality control: one-sided Wilcoxon rank-sum of bad-reference "
+            f"drops against repeat drops; {rule})",
+            table(["judge", "scores", "mean", "sd", "bad-ref pairs", "repeat pairs",
+                   "p", "status"], judge_rows(result), "l" + "r" * 6 + "l"), ""]
+
+    if not result["systems"]:
+        out += ["No system scores: no judge was kept, or only quality-control "
+                "items remain.", ""]
+        return "\n".join(out + [f"  note: {n}" for n in result["notes"]]) + "\n"
+
+    basis = "all their scores" if s["z_over"] == "all" else "their system scores"
+    out += [f"Systems (mean of segment means; z: each judge's scores standardised "
+            f"with the mean and sd of {basis}; wins at alpha = {s['alpha']})",
+            table(["rank", "system", "raw", "z", "95% CI of z", "segments",
+                   "scores", "wins"], system_rows(result), "rl" + "r" * 6), ""]
+
+    headers, rows = wilcoxon_rows(result)
+    out += ["Wilcoxon rank-sum on segment z scores (row z minus column z; "
+            "* p < 0.05, ** p < 0.01, *** p < 0.001 that the row is better)",
+            table(headers, rows, "l" + "r" * (len(headers) - 1)), ""]
+
+    out.append("Clusters: " + "  >  ".join("{" + ", ".join(c) + "}"
+                                           for c in result["clusters"]))
+    for note in result["notes"]:
+        out.append(f"  note: {note}")
+    return "\n".join(out) + "\n"
+
+
+def _tables(result) -> dict:
+    """Tables for CSV: unformatted numbers."""
+    cluster_of = {name: i + 1 for i, c in enumerate(result["clusters"]) for name in c}
+    cols = ["system", "raw", "z", "z_ci_low", "z_ci_high", "segments",
+            "z_segments", "judgments", "wins"]
+    systems = [["rank"] + cols + ["cluster"]]
+    for rank, s in enumerate(result["systems"], start=1):
+        systems.append([rank] + [s[c] for c in cols] + [cluster_of.get(s["system"])])
+
+    judges = [["judge", "scores", "mean", "sd", "bad_reference_pairs",
+               "repeat_pairs", "p", "status", "kept", "mean_system",
+               "mean_repeat", "mean_bad_reference", "mean_reference"]]
+    for j in result["judges"]:
+        m = j["mean_by_kind"]
+        judges.append([j["judge"], j["scores"], j["mean"], j["sd"],
+                       j["bad_reference_pairs"], j["repeat_pairs"], j["p"],
+                       j["status"], j["kept"], m["system"], m["repeat"],
+                       m["bad_reference"], m["reference"]])
+
+    names = [s["system"] for s in result["systems"]]
+    wilcoxon = [["better\\worse"] + names]
+    for a in names:
+        wilcoxon.append([a] + [result["wilcoxon"][a].get(b) for b in names])
+
+    segments = [["system", "sentence", "raw", "z", "scores"]]
+    segments += [[g["system"], g["sentence"], g["raw"], g["z"], g["scores"]]
+                 for g in result["segments"]]
+    return {"da_systems.csv": systems, "da_judges.csv": judges,
+            "da_wilcoxon.csv": wilcoxon, "da_segments.csv": segments}
+
+
+def write_csv(result, directory: str) -> list[str]:
+    """Write one CSV file per table into ``directory``; returns the paths."""
+    os.makedirs(directory, exist_ok=True)
+    written = []
+    for name, rows in _tables(result).items():
+        path = os.path.join(directory, name)
+        with open(path, "w", encoding="utf-8", newline="") as fh:
+            writer = csv.writer(fh)
+            for row in rows:
+                writer.writerow(["" if v is None or v != v else
+                                 ("true" if v is True else "false" if v is False else v)
+                                 for v in row])
+        written.append(path)
+    return written
