@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .loader import InputError, _bad_utf8_line, _header, _parse_bool
+from .loader import InputError, _bad_utf8_line, _csv_rows, _header, _parse_bool
 
 __all__ = ["DA_COLUMNS", "DA_FORMATS", "KINDS", "DAScores", "detect_da_format",
            "from_da_records", "load_da", "sniff_da"]
@@ -371,12 +371,13 @@ class _BozkaRows:
 
 
 def _load_bozka_csv(path, handle, include_discarded):
-    reader = csv.reader(handle)
-    header, index = _header(path, reader, set(DA_COLUMNS).__contains__, DA_REQUIRED)
+    reader = csv.reader(handle, strict=True)
+    rows_read = _csv_rows(path, reader)
+    header, index = _header(path, reader, rows_read, set(DA_COLUMNS).__contains__, DA_REQUIRED)
     header_line = reader.line_num
     rows = _BozkaRows(path, include_discarded)
     i_disc = index.get("discarded")
-    for row in reader:
+    for row in rows_read:
         line = reader.line_num
         if len(row) != len(header):
             if not row or (len(row) == 1 and not row[0].strip()):
