@@ -44,6 +44,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Agreement, per-sentence winners, significance tests, "
                     "system ordering and Bradley-Terry scores for pairwise "
                     "MT judgments (Bozka export or WMT/Appraise CSV). "
+                    "Direct Assessment files (Bozka's da-judgments export, "
+                    "WMT's DA files: --format wmt-da) are detected and have "
+                    "options of their own (analyse DA-FILE --help). "
                     "See docs/analysis.md.")
     p.add_argument("input", metavar="INPUT",
                    help="Bozka export (CSV or JSON Lines) or WMT/Appraise CSV")
