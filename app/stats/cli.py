@@ -110,7 +110,7 @@ def _load(args):
             raise InputError(args.input, 1, "none of the judges given with "
                              "--judges occurs in the file")
         if missing:
-            _say(f"warning: judges not found: {', '.join(missing)}")
+            say(f"warning: judges not found: {', '.join(missing)}")
         before = len(data)
         data = filter_judges(data, wanted)
         data.counts["skipped_other_judges"] = before - len(data)
@@ -128,7 +128,7 @@ def main(argv=None) -> int:
     try:
         data = _load(args)
     except InputError as exc:
-        _say(str(exc))
+        say(str(exc))
         return 2
     result = analyse(data, alpha=args.alpha, test=args.test,
                      correction=args.correction, unit=args.unit,
@@ -156,11 +156,11 @@ def main(argv=None) -> int:
             from .plots import write_plots
             write_plots(result, args.plots)
     except OSError as exc:
-        _say(f"cannot write {target}: {exc.strerror or exc}")
+        say(f"cannot write {target}: {exc.strerror or exc}")
         return 1
     return 0
 
 
-def _say(message: str) -> None:
+def say(message: str) -> None:
     """One line on stderr; names in it cannot drive the terminal."""
     print(f"analyse: {printable(message)}", file=sys.stderr)

@@ -62,6 +62,9 @@ def build_da_parser() -> argparse.ArgumentParser:
     p.add_argument("--plots", metavar="DIR", help="write PNG and SVG charts")
     p.add_argument("--alpha", type=cli._alpha, default=0.05,
                    help="significance level of system wins and clusters (default 0.05)")
+    p.add_argument("--campaign", metavar="SLUG",
+                   help="Bozka export: analyse only this campaign (required "
+                        "when the file holds several)")
     p.add_argument("--pair", metavar="SRC-TRG",
                    help="WMT input: the language pair to analyse when the file "
                         "holds several (Input.src-Input.trg, e.g. hi-bn)")
@@ -76,10 +79,10 @@ def build_da_parser() -> argparse.ArgumentParser:
 def main(argv=None) -> int:
     args = build_da_parser().parse_args(argv)
     try:
-        data = load_da(args.input, args.format, pair=args.pair,
+        data = load_da(args.input, args.format, pair=args.pair, campaign=args.campaign,
                        include_discarded=args.include_discarded)
     except InputError as exc:
-        print(f"analyse: {exc}", file=sys.stderr)
+        cli.say(str(exc))
         return 2
     result = analyse_da(data, alpha=args.alpha, keep_unreliable=args.keep_unreliable)
     result["settings"]["include_discarded"] = args.include_discarded
@@ -102,7 +105,6 @@ def main(argv=None) -> int:
             from .da_plots import write_da_plots
             write_da_plots(result, args.plots)
     except OSError as exc:
-        print(f"analyse: cannot write {target}: {exc.strerror or exc}",
-              file=sys.stderr)
+        cli.say(f"cannot write {target}: {exc.strerror or exc}")
         return 1
     return 0

@@ -186,11 +186,12 @@ def _score(path: str, line: int, text: str, integer: bool) -> float:
 
 
 def load_da(path: str, fmt: str | None = None, *, include_discarded: bool = False,
-            pair: str | None = None) -> DAScores:
+            pair: str | None = None, campaign: str | None = None) -> DAScores:
     """Read ``path``; the format is detected unless ``fmt`` is given.
 
     ``pair`` ("hi-bn") keeps one language pair of a WMT file that holds
     several (Input.src-Input.trg); such a file is refused without it.
+    ``campaign`` does the same for the campaigns of a Bozka export.
     """
     if fmt is not None and fmt not in DA_FORMATS:
         raise ValueError(f"unknown DA format {fmt!r}")
@@ -209,10 +210,14 @@ def load_da(path: str, fmt: str | None = None, *, include_discarded: bool = Fals
                                  "da-judgments export or a WMT DA file")
             handle.seek(0)
             if detected == "wmt-da":
+                if campaign is not None:
+                    raise InputError(path, None, "--campaign applies to Bozka exports; "
+                                     "a WMT file has no campaign column")
                 return _load_wmt_da(path, handle, pair)
+            rows = _BozkaRows(path, include_discarded, campaign)
             if first.lstrip().startswith("{"):
-                return _load_bozka_jsonl(path, handle, include_discarded)
-            return _load_bozka_csv(path, handle, include_discarded)
+                return _load_bozka_jsonl(path, handle, rows)
+            return _load_bozka_csv(path, handle, rows)
         except UnicodeDecodeError:
             raise InputError(path, _bad_utf8_line(path), "not UTF-8 text") from None
         except csv.Error as exc:
@@ -308,9 +313,11 @@ class _BozkaRows:
     """Rows of a Bozka export, with the judgment ids needed to pair
     quality-control items with their originals."""
 
-    def __init__(self, path: str, include_discarded: bool):
+    def __init__(self, path: str, include_discarded: bool, campaign: str | None):
         self.b = _Builder(path, "bozka-da")
         self.include_discarded = include_discarded
+        self.campaign = campaign                # the one to keep; None: the only one
+        self.campaigns: dict[str, int] = {}     # campaign -> its first line
         self.row_of_id: dict[str, int] = {}
         self.seen_ids: set[str] = set()
         self.wanted: list[tuple[int, int, str]] = []   # (row, line, original id)
@@ -318,6 +325,15 @@ class _BozkaRows:
     def add(self, line: int, values: dict, discarded: bool) -> None:
         b, path = self.b, self.b.path
         b.counts["rows"] += 1
+        # Sentence numbers of two campaigns would collide: one at a time.
+        slug = values.get("campaign", "")
+        self.campaigns.setdefault(slug, line)
+        if self.campaign is None and len(self.campaigns) > 1:
+            raise InputError(path, line, f"the file holds several campaigns ({', '.join(map(repr, self.campaigns))}); "
+                             "analyse one at a time with --campaign SLUG")
+        if self.campaign is not None and slug != self.campaign:
+            b.skip("skipped_other_campaigns")
+            return
         jid = values["judgment_id"]
         if not jid:
             raise InputError(path, line, "judgment_id must not be empty")
@@ -352,6 +368,9 @@ class _BozkaRows:
 
     def finish(self, header_line: int) -> DAScores:
         b, path = self.b, self.b.path
+        if self.campaign is not None and self.campaign not in self.campaigns:
+            raise InputError(path, None, f"campaign {self.campaign!r} is not in the file, which holds "
+                             + ", ".join(map(repr, self.campaigns)))
         original = [-1] * len(b.rows)
         for row, line, jid in self.wanted:
             if jid not in self.seen_ids:
@@ -370,13 +389,13 @@ class _BozkaRows:
         return b.finish(header_line, original)
 
 
-def _load_bozka_csv(path, handle, include_discarded):
+def _load_bozka_csv(path, handle, rows):
     reader = csv.reader(handle, strict=True)
     rows_read = _csv_rows(path, reader)
     header, index = _header(path, reader, rows_read, set(DA_COLUMNS).__contains__, DA_REQUIRED)
     header_line = reader.line_num
-    rows = _BozkaRows(path, include_discarded)
     i_disc = index.get("discarded")
+    i_campaign = index.get("campaign")
     for row in rows_read:
         line = reader.line_num
         if len(row) != len(header):
@@ -385,15 +404,15 @@ def _load_bozka_csv(path, handle, include_discarded):
             raise InputError(path, line, f"expected {len(header)} fields, "
                              f"found {len(row)}")
         values = {name: row[index[name]].strip() for name in DA_REQUIRED}
+        values["campaign"] = row[i_campaign].strip() if i_campaign is not None else ""
         discarded = i_disc is not None and \
             _parse_bool(path, line, "discarded", row[i_disc])
         rows.add(line, values, discarded)
     return rows.finish(header_line)
 
 
-def _load_bozka_jsonl(path, handle, include_discarded):
+def _load_bozka_jsonl(path, handle, rows):
     known = set(DA_COLUMNS)
-    rows = _BozkaRows(path, include_discarded)
     first_line = None
     for line, text in enumerate(handle, start=1):
         if not text.strip():
@@ -420,6 +439,7 @@ def _load_bozka_jsonl(path, handle, include_discarded):
             elif isinstance(value, float) and key == "score":
                 value = str(int(value)) if value.is_integer() else str(value)
             values[key] = str(value).strip()
+        values["campaign"] = str(obj.get("campaign") or "").strip()
         discarded = _parse_bool(path, line, "discarded", obj.get("discarded"))
         rows.add(line, values, discarded)
     return rows.finish(first_line or 1)

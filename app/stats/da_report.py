@@ -9,7 +9,7 @@ from __future__ import annotations
 import csv
 import os
 
-from .report import fmt_num, fmt_p, table
+from .report import fmt_num, fmt_p, printable, table
 
 __all__ = ["stars", "text_report", "write_csv"]
 
@@ -70,7 +70,7 @@ def text_report(result) -> str:
     if skipped:
         line += "; left out: " + ", ".join(
             f"{v} {k.replace('skipped_', '')}" for k, v in sorted(skipped.items()))
-    out = [line, ""]
+    out = [printable(line), ""]
 
     rule = "kept whatever p" if s["keep_unreliable"] else \
         f"left out at p >= {s['judge_threshold']}"
@@ -95,10 +95,10 @@ def text_report(result) -> str:
             "* p < 0.05, ** p < 0.01, *** p < 0.001 that the row is better)",
             table(headers, rows, "l" + "r" * (len(headers) - 1)), ""]
 
-    out.append("Clusters: " + "  >  ".join("{" + ", ".join(c) + "}"
-                                           for c in result["clusters"]))
+    out.append("Clusters: " + printable("  >  ".join("{" + ", ".join(c) + "}"
+                                                     for c in result["clusters"])))
     for note in result["notes"]:
-        out.append(f"  note: {note}")
+        out.append(f"  note: {printable(note)}")
     return "\n".join(out) + "\n"
 
 

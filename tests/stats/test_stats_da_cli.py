@@ -141,3 +141,13 @@ def test_pair_option(tmp_path, capsys):
     result = json.loads(out.read_text(encoding="utf-8"))
     assert result["settings"]["pair"] == "de-en"
     assert result["input"]["counts"]["skipped_other_pairs"] == 12
+
+
+def test_names_cannot_drive_the_terminal(tmp_path, capsys):
+    rows = [da_row(n, s, system, 50 + n % 7, "v\u202e-1") for n, (s, system) in
+            enumerate(((s, system) for s in range(5) for system in ("A\x1b[31m", "B")), start=1)]
+    assert main([write_da_csv(tmp_path / "da.csv", rows), "--quiet"]) == 0
+    assert main([write_da_csv(tmp_path / "da.csv", rows)]) == 0
+    out = capsys.readouterr().out
+    assert "\u202e" not in out and "\x1b" not in out
+    assert "\\u202e" in out and "\\x1b" in out

@@ -217,3 +217,15 @@ def test_wmt_file_with_several_language_pairs(tmp_path):
     assert load_da(path, pair="de-en").judges == ["w2"]
     assert "no rows of language pair xh-zu (the file has de-en, en-de)" in \
         str(error_of(path, pair="xh-zu"))
+
+
+def test_several_campaigns_are_refused_unless_one_is_chosen(tmp_path):
+    # Sentence numbers of two campaigns would collide.
+    rows = [da_row(1, 1, "A", 70, "v-1"), da_row(2, 1, "B", 60, "v-1"),
+            {**da_row(3, 1, "A", 20, "v-2"), "campaign": "other"}, {**da_row(4, 1, "B", 90, "v-2"), "campaign": "other"}]
+    path = write_da_csv(tmp_path / "da.csv", rows)
+    error = error_of(path)
+    assert error.line == 4 and "'demo', 'other'" in error.message and "--campaign" in error.message
+    data = load_da(path, campaign="other")
+    assert data.judges == ["v-2"] and data.counts["skipped_other_campaigns"] == 2
+    assert "not in the file" in error_of(path, campaign="nope").message
