@@ -15,15 +15,12 @@ from itertools import combinations
 
 from ..extensions import db
 from ..models import Campaign, Control, Output, PracticeItem, Sentence, Slot, System
+from ..stats.bozka_reader import ANSWER_LABELS  # a system so named would read as an answer
 from .quality import PLACEMENTS, is_control_position, pool_warning
 
 SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
 LANG_RE = re.compile(r"^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$")
 SYSTEM_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ._+-]{0,63}$")
-# The answers stored in items.choice; the export writes "equal" in its choice
-# column, so a system of one of these names (in any case) would be read as an
-# answer by the analysis (every tie a win for "equal"). app/stats refuses them too.
-ANSWER_LABELS = ("equal", "left", "right")
 MAX_LINE_CHARS = 2000
 CONTROL_HEADER = ["source", "better", "worse"]
 PRACTICE_HEADER = ["source", "better", "worse", "why"]

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .loader import InputError, _bad_utf8_line, _csv_rows, _header, _parse_bool
+from .reading import InputError, bad_utf8_line, csv_rows, parse_bool, read_header
 
 __all__ = ["DA_COLUMNS", "DA_FORMATS", "KINDS", "DAScores", "detect_da_format",
            "from_da_records", "load_da", "sniff_da"]
@@ -219,7 +219,7 @@ def load_da(path: str, fmt: str | None = None, *, include_discarded: bool = Fals
                 return _load_bozka_jsonl(path, handle, rows)
             return _load_bozka_csv(path, handle, rows)
         except UnicodeDecodeError:
-            raise InputError(path, _bad_utf8_line(path), "not UTF-8 text") from None
+            raise InputError(path, bad_utf8_line(path), "not UTF-8 text") from None
         except csv.Error as exc:
             raise InputError(path, None, f"malformed CSV: {exc}") from None
 
@@ -391,8 +391,8 @@ class _BozkaRows:
 
 def _load_bozka_csv(path, handle, rows):
     reader = csv.reader(handle, strict=True)
-    rows_read = _csv_rows(path, reader)
-    header, index = _header(path, reader, rows_read, set(DA_COLUMNS).__contains__, DA_REQUIRED)
+    rows_read = csv_rows(path, reader)
+    header, index = read_header(path, reader, rows_read, set(DA_COLUMNS).__contains__, DA_REQUIRED)
     header_line = reader.line_num
     i_disc = index.get("discarded")
     i_campaign = index.get("campaign")
@@ -406,7 +406,7 @@ def _load_bozka_csv(path, handle, rows):
         values = {name: row[index[name]].strip() for name in DA_REQUIRED}
         values["campaign"] = row[i_campaign].strip() if i_campaign is not None else ""
         discarded = i_disc is not None and \
-            _parse_bool(path, line, "discarded", row[i_disc])
+            parse_bool(path, line, "discarded", row[i_disc])
         rows.add(line, values, discarded)
     return rows.finish(header_line)
 
@@ -440,7 +440,7 @@ def _load_bozka_jsonl(path, handle, rows):
                 value = str(int(value)) if value.is_integer() else str(value)
             values[key] = str(value).strip()
         values["campaign"] = str(obj.get("campaign") or "").strip()
-        discarded = _parse_bool(path, line, "discarded", obj.get("discarded"))
+        discarded = parse_bool(path, line, "discarded", obj.get("discarded"))
         rows.add(line, values, discarded)
     return rows.finish(first_line or 1)
 
