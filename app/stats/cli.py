@@ -18,7 +18,7 @@ from .report import printable
 __all__ = ["build_parser", "main"]
 
 
-def _alpha(text: str) -> float:
+def alpha_level(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
@@ -28,7 +28,7 @@ def _alpha(text: str) -> float:
     return value
 
 
-def _non_negative(text: str) -> int:
+def non_negative(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
@@ -60,7 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--campaign", metavar="SLUG",
                    help="Bozka input: analyse only this campaign (required "
                         "when the file holds several)")
-    p.add_argument("--alpha", type=_alpha, default=0.05,
+    p.add_argument("--alpha", type=alpha_level, default=0.05,
                    help="significance level (default 0.05)")
     correction = p.add_mutually_exclusive_group()
     correction.add_argument("--no-correction", dest="correction",
@@ -83,7 +83,7 @@ def build_parser() -> argparse.ArgumentParser:
                    default="binomial",
                    help="z statistic: normal approximation to the sign test "
                         "(default) or pooled two-proportion test")
-    p.add_argument("--bootstrap", type=_non_negative, default=1000, metavar="N",
+    p.add_argument("--bootstrap", type=non_negative, default=1000, metavar="N",
                    help="bootstrap rounds for Bradley-Terry intervals "
                         "(default 1000; 0 to skip)")
     p.add_argument("--bt-ties", choices=TIE_MODELS, default=TIE_MODELS[0],
@@ -141,8 +141,20 @@ def main(argv=None) -> int:
 
     from . import report
 
+    def plots(result, directory):
+        from .plots import write_plots      # matplotlib only when charts are asked for
+        write_plots(result, directory)
+
+    return emit(result, args, report.text_report, report.write_csv, plots)
+
+
+def emit(result, args, text_report, write_csv, write_plots) -> int:
+    """Print the report unless ``--quiet`` and write the ``--json``,
+    ``--csv`` and ``--plots`` outputs; 1 when one cannot be written."""
+    from . import report
+
     if not args.quiet:
-        sys.stdout.write(report.text_report(result))
+        sys.stdout.write(text_report(result))
     target = None
     try:
         if args.json:
@@ -150,10 +162,9 @@ def main(argv=None) -> int:
             report.write_json(result, args.json)
         if args.csv:
             target = args.csv
-            report.write_csv(result, args.csv)
+            write_csv(result, args.csv)
         if args.plots:
             target = args.plots
-            from .plots import write_plots
             write_plots(result, args.plots)
     except OSError as exc:
         say(f"cannot write {target}: {exc.strerror or exc}")

@@ -60,7 +60,7 @@ def build_da_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", metavar="FILE", help="write every figure as JSON")
     p.add_argument("--csv", metavar="DIR", help="write each table as a CSV file")
     p.add_argument("--plots", metavar="DIR", help="write PNG and SVG charts")
-    p.add_argument("--alpha", type=cli._alpha, default=0.05,
+    p.add_argument("--alpha", type=cli.alpha_level, default=0.05,
                    help="significance level of system wins and clusters (default 0.05)")
     p.add_argument("--campaign", metavar="SLUG",
                    help="Bozka export: analyse only this campaign (required "
@@ -88,23 +88,10 @@ def main(argv=None) -> int:
     result["settings"]["include_discarded"] = args.include_discarded
     result["settings"]["pair"] = args.pair
 
-    from . import da_report, report
+    from . import da_report
 
-    if not args.quiet:
-        sys.stdout.write(da_report.text_report(result))
-    target = None
-    try:
-        if args.json:
-            target = args.json
-            report.write_json(result, args.json)
-        if args.csv:
-            target = args.csv
-            da_report.write_csv(result, args.csv)
-        if args.plots:
-            target = args.plots
-            from .da_plots import write_da_plots
-            write_da_plots(result, args.plots)
-    except OSError as exc:
-        cli.say(f"cannot write {target}: {exc.strerror or exc}")
-        return 1
-    return 0
+    def plots(result, directory):
+        from .da_plots import write_da_plots    # matplotlib only when charts are asked for
+        write_da_plots(result, directory)
+
+    return cli.emit(result, args, da_report.text_report, da_report.write_csv, plots)

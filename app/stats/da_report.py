@@ -6,10 +6,9 @@ JSON is written by :func:`app.stats.report.write_json` as for pairwise.
 
 from __future__ import annotations
 
-import csv
 import os
 
-from .report import fmt_num, fmt_p, printable, table
+from .report import fmt_num, fmt_p, printable, table, write_tables
 
 __all__ = ["stars", "text_report", "write_csv"]
 
@@ -135,15 +134,4 @@ def _tables(result) -> dict:
 
 def write_csv(result, directory: str) -> list[str]:
     """Write one CSV file per table into ``directory``; returns the paths."""
-    os.makedirs(directory, exist_ok=True)
-    written = []
-    for name, rows in _tables(result).items():
-        path = os.path.join(directory, name)
-        with open(path, "w", encoding="utf-8", newline="") as fh:
-            writer = csv.writer(fh)
-            for row in rows:
-                writer.writerow(["" if v is None or v != v else
-                                 ("true" if v is True else "false" if v is False else v)
-                                 for v in row])
-        written.append(path)
-    return written
+    return write_tables(_tables(result), directory)

@@ -364,14 +364,20 @@ def _raw_rows(result):
 
 def write_csv(result, directory: str) -> list[str]:
     """Write one CSV file per table into ``directory``; returns the paths."""
+    return write_tables(_raw_rows(result), directory)
+
+
+def write_tables(tables: dict, directory: str) -> list[str]:
+    """Write each ``{file name: rows}`` table into ``directory`` (missing
+    values and NaN empty, booleans true/false); returns the paths."""
     os.makedirs(directory, exist_ok=True)
     written = []
-    for name, rows in _raw_rows(result).items():
+    for name, rows in tables.items():
         path = os.path.join(directory, name)
         with open(path, "w", encoding="utf-8", newline="") as fh:
             writer = csv.writer(fh)
             for row in rows:
-                writer.writerow(["" if v is None else
+                writer.writerow(["" if v is None or v != v else
                                  ("true" if v is True else "false" if v is False else v)
                                  for v in row])
         written.append(path)
