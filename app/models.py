@@ -72,6 +72,8 @@ class Campaign(db.Model):
     target_language = db.Column(db.String(35), nullable=False)
     interface_language = db.Column(db.String(16), nullable=False, default="en")
     status = db.Column(db.String(10), nullable=False, default="open")
+    # The evaluation protocol (app/protocols): "pairwise" or "da".
+    protocol = db.Column(db.String(16), nullable=False, default="pairwise", server_default="pairwise")
     starts_at = db.Column(db.DateTime)
     ends_at = db.Column(db.DateTime)
     # Settings (see docs/campaign-format.md).
@@ -101,6 +103,15 @@ class Campaign(db.Model):
     hold_min_tests = db.Column(db.Integer, nullable=False, default=20)
     hold_alpha = db.Column(db.Float, nullable=False, default=0.00001)
     hold_fast_run = db.Column(db.Integer, nullable=False, default=5)
+    # Direct Assessment (app/protocols/da.py): what is scored, the share of
+    # quality-control items (in 100), how many items after its original one
+    # is served at the earliest, and the live rule's thresholds.
+    da_dimension = db.Column(db.String(10), nullable=False, default="adequacy", server_default="adequacy")
+    da_context = db.Column(db.String(10), nullable=False, default="source", server_default="source")
+    qc_share = db.Column(db.Integer, nullable=False, default=30, server_default="30")
+    qc_distance = db.Column(db.Integer, nullable=False, default=10, server_default="10")
+    qc_min_pairs = db.Column(db.Integer, nullable=False, default=5, server_default="5")
+    qc_min_spread = db.Column(db.Float, nullable=False, default=3.0, server_default="3.0")
     # Maintained counters.
     target_judgments = db.Column(db.Integer, nullable=False, default=0)
     collected_judgments = db.Column(db.Integer, nullable=False, default=0)
@@ -164,10 +175,14 @@ class Output(db.Model):
     sentence_id = db.Column(db.Integer, db.ForeignKey("sentences.id"), nullable=False)
     system_id = db.Column(db.Integer, db.ForeignKey("systems.id"), nullable=False)
     text = db.Column(db.Text, nullable=False)
+    # DA campaigns: the bad reference made from ``text`` by the importer
+    # (None when the text is too short to degrade).
+    degraded = db.Column(db.Text)
 
 
 class Slot(db.Model):
-    """One system pair of one sentence: the unit that collects judgments."""
+    """One system pair of one sentence (pairwise), or one system's output of
+    one sentence (DA: ``system_b_id`` is None): the unit that collects judgments."""
 
     __tablename__ = "slots"
     __table_args__ = (
@@ -176,7 +191,7 @@ class Slot(db.Model):
     id = db.Column(db.Integer, primary_key=True)
     sentence_id = db.Column(db.Integer, db.ForeignKey("sentences.id"), nullable=False, index=True)
     system_a_id = db.Column(db.Integer, db.ForeignKey("systems.id"), nullable=False)
-    system_b_id = db.Column(db.Integer, db.ForeignKey("systems.id"), nullable=False)
+    system_b_id = db.Column(db.Integer, db.ForeignKey("systems.id"))
     # Identical outputs are never shown: target 0, recorded as a tie by rule.
     identical = db.Column(db.Boolean, nullable=False, default=False)
     target = db.Column(db.Integer, nullable=False)
@@ -263,25 +278,28 @@ class Item(db.Model):
 
     The left/right order shown is stored. A control has ``control_id`` and
     ``better_left``; a test item has ``slot_id``, ``sentence_id`` and the two
-    systems in the order shown.
+    systems in the order shown (DA: the one system, as ``left_system_id``).
     """
 
     __tablename__ = "items"
     __table_args__ = (
         UniqueConstraint("participation_id", "position"),
-        # A volunteer never sees the same source sentence twice.
+        # A volunteer never judges the same source sentence twice (a DA
+        # quality-control item repeats its original's on purpose).
         Index(
             "uq_items_participation_sentence",
             "participation_id",
             "sentence_id",
             unique=True,
-            sqlite_where=text("sentence_id IS NOT NULL"),
-            postgresql_where=text("sentence_id IS NOT NULL"),
+            sqlite_where=text("sentence_id IS NOT NULL AND original_item_id IS NULL"),
+            postgresql_where=text("sentence_id IS NOT NULL AND original_item_id IS NULL"),
         ),
+        Index("ix_items_original", "original_item_id"),
         Index("ix_items_participation_control", "participation_id", "control_id"),
         Index("ix_items_hold", "campaign_id", "holding", "expires_at"),
         Index("ix_items_answered", "campaign_id", "answered_at"),
         CheckConstraint("choice IN ('left', 'right', 'equal')", name="valid_choice"),
+        CheckConstraint("score >= 0 AND score <= 100", name="valid_score"),
     )
     id = db.Column(db.Integer, primary_key=True)
     campaign_id = db.Column(db.Integer, db.ForeignKey("campaigns.id"), nullable=False)
@@ -297,13 +315,18 @@ class Item(db.Model):
     control_id = db.Column(db.Integer, db.ForeignKey("controls.id"))
     better_left = db.Column(db.Boolean)
     control_reused = db.Column(db.Boolean, nullable=False, default=False)
+    # DA quality-control item: its kind (services/da_quality.KINDS) and the
+    # volunteer's item it repeats; it shows that item's sentence and system.
+    qc_kind = db.Column(db.String(16))
+    original_item_id = db.Column(db.Integer, db.ForeignKey("items.id"))
     # Reservation of the slot while the item is unanswered.
     served_at = db.Column(db.DateTime, nullable=False, default=utcnow)
     expires_at = db.Column(db.DateTime)
     holding = db.Column(db.Boolean, nullable=False, default=False)
     # Answer.
     answered_at = db.Column(db.DateTime)
-    choice = db.Column(db.String(8))
+    choice = db.Column(db.String(8))  # pairwise
+    score = db.Column(db.Integer)  # DA, 0-100
     seconds = db.Column(db.Float)
     passed = db.Column(db.Boolean)  # controls only
     too_fast = db.Column(db.Boolean, nullable=False, default=False)

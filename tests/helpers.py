@@ -20,9 +20,11 @@ def quiet_demo_commands():
     return [["campaign", "settings", slug, *quiet] for slug in ("demo-en-eu", "demo-en-ur")]
 
 
-def write_campaign(folder, sentences=12, systems=("A", "B", "C"), controls=20, identical=(), practice=0, **settings):
+def write_campaign(folder, sentences=12, systems=("A", "B", "C"), controls=20, identical=(), practice=0,
+                   protocol="pairwise", reference=False, **settings):
     """Write a small valid campaign folder (with ``practice`` items in
-    practice.tsv if not 0); returns its path."""
+    practice.tsv if not 0; a DA campaign has no controls; ``reference``
+    writes reference.txt); returns its path."""
     os.makedirs(os.path.join(folder, "systems"), exist_ok=True)
     with open(os.path.join(folder, "source.txt"), "w") as f:
         f.write("".join(f"Source sentence number {i}.\n" for i in range(1, sentences + 1)))
@@ -31,6 +33,9 @@ def write_campaign(folder, sentences=12, systems=("A", "B", "C"), controls=20, i
             for i in range(1, sentences + 1):
                 same = i in identical
                 f.write(f"Output {i}{'' if same else ' of ' + name}.\n")
+    if reference:
+        with open(os.path.join(folder, "reference.txt"), "w") as f:
+            f.write("".join(f"The reference translation of sentence {i}.\n" for i in range(1, sentences + 1)))
     with open(os.path.join(folder, "controls.tsv"), "w") as f:
         f.write("source\tbetter\tworse\n")
         for i in range(1, controls + 1):
@@ -44,7 +49,10 @@ def write_campaign(folder, sentences=12, systems=("A", "B", "C"), controls=20, i
     with open(os.path.join(folder, "campaign.toml"), "w") as f:
         f.write(
             'slug = "test"\nname = "Test campaign"\nsource_language = "en"\ntarget_language = "eu"\n'
-            'source = "source.txt"\ncontrols = "controls.tsv"\n[systems]\n'
+            'source = "source.txt"\n'
+            + ('controls = "controls.tsv"\n' if protocol == "pairwise" else f'protocol = "{protocol}"\n')
+            + ('reference = "reference.txt"\n' if reference else "")
+            + "[systems]\n"
             + "".join(f'{n} = "systems/{n}.txt"\n' for n in systems)
             + ("[settings]\n" + settings_toml if settings else "")
         )

@@ -11,7 +11,7 @@ from sqlalchemy.orm import Session
 
 from app.extensions import db
 from app.models import Control, Item, Participation, Sentence, Slot, Ticket, utcnow
-from app.services import accounts, assignment, evaluation, quality, reservations
+from app.services import accounts, assignment, evaluation, quality, reservations, slots
 from app.services.importer import create_campaign, read_campaign
 from databases import fresh_schema
 from helpers import QUIET_SIGNS, write_campaign
@@ -62,11 +62,11 @@ def test_fewest_judgments_pair_is_chosen_with_random_ties():
         def __init__(self, pending):
             self.pending = pending
 
-    slots = [S(2), S(1), S(1), S(3)]
-    picks = Counter(id(assignment.choose_slot(slots, random.Random(seed))) for seed in range(200))
-    assert set(picks) == {id(slots[1]), id(slots[2])}
+    candidates = [S(2), S(1), S(1), S(3)]
+    picks = Counter(id(slots.choose_slot(candidates, random.Random(seed))) for seed in range(200))
+    assert set(picks) == {id(candidates[1]), id(candidates[2])}
     assert min(picks.values()) > 60
-    assert assignment.choose_slot([], random.Random(1)) is None
+    assert slots.choose_slot([], random.Random(1)) is None
 
 
 def test_order_shown_is_random_and_stored(app, make_campaign):

@@ -181,9 +181,11 @@ def test_the_next_item_keeps_the_elements_and_their_direction(app, client, urdu)
     data = client.post("/c/demo-en-ur/api/judgment", json={"token": token, "choice": _right_choice(html)},
                        headers={"X-CSRFToken": csrf}).get_json()
     assert set(data["item"]) >= {"source", "left", "right", "token"}
+    # The script fills each element whose data-text names a key of the item.
     script = open(os.path.join(ROOT, "static", "js", "evaluate.js"), encoding="utf-8").read()
+    assert 'el.textContent = item[el.getAttribute("data-text")];' in script
     for element, key in (("text-source", "source"), ("text-left", "left"), ("text-right", "right")):
-        assert f'$("{element}").textContent = item.{key};' in script
+        assert re.search(rf'id="{element}" data-text="{key}"', html)
 
 
 def test_campaign_pages_give_campaign_text_its_language(app, client, urdu):

@@ -7,51 +7,21 @@ participation the caller has locked (``assignment.lock_volunteer``).
 from dataclasses import dataclass
 
 from sqlalchemy import bindparam, select, update
-from sqlalchemy.orm import aliased
 from sqlalchemy.orm.attributes import set_committed_value
 
+from .. import protocols
 from ..database import execute
 from ..extensions import db
-from ..models import Control, Item, Output, Sentence
+from ..models import Item
 from . import holds, quality, rewards
 from .counters import change_holds, count_for_campaign, set_counters
 from .reservations import release_hold
 
-CHOICES = ("left", "right", "equal")
-
-_ANSWERED = ("answered_at", "choice", "seconds", "passed", "holding", "too_fast")
+_ANSWERED = ("answered_at", "choice", "score", "seconds", "passed", "holding", "too_fast")
 _ANSWER = (
     update(Item.__table__)
     .where(Item.id == bindparam("item_id"), Item.answered_at.is_(None))
     .values(**{key: bindparam(f"new_{key}", type_=getattr(Item, key).type) for key in _ANSWERED})
-)
-_shown_left, _shown_right = aliased(Output), aliased(Output)
-# The current item with the texts it showed (for the reading floor), in one statement.
-_CURRENT_ITEM_TEXTS = (
-    select(Item, Sentence.source, _shown_left.text, _shown_right.text, Control.source, Control.better, Control.worse)
-    .outerjoin(Sentence, Sentence.id == Item.sentence_id)
-    .outerjoin(
-        _shown_left,
-        (_shown_left.sentence_id == Item.sentence_id) & (_shown_left.system_id == Item.left_system_id),
-    )
-    .outerjoin(
-        _shown_right,
-        (_shown_right.sentence_id == Item.sentence_id) & (_shown_right.system_id == Item.right_system_id),
-    )
-    .outerjoin(Control, Control.id == Item.control_id)
-    .where(Item.participation_id == bindparam("participation_id"), Item.answered_at.is_(None))
-    .order_by(Item.position.desc())
-    .limit(1)
-    .execution_options(populate_existing=True)
-)
-_CONTROL_RESULTS = (
-    select(Item.passed)
-    .where(
-        Item.participation_id == bindparam("participation_id"),
-        Item.control_id.is_not(None),
-        Item.answered_at.is_not(None),
-    )
-    .order_by(Item.position)
 )
 
 
@@ -64,29 +34,29 @@ class Outcome:
     counted: bool = True  # False: below the reading floor, no progress
 
 
-def submit(campaign, participation, token, choice, now):
+def submit(campaign, participation, token, answer, now):
     """Record the answer to the volunteer's current item, exactly once.
 
-    A token that is not the current item's (a double click, a resubmitted
-    form, a replayed request) changes nothing and returns "stale". An answer
-    below the reading floor is stored but counts toward no ticket or
-    ranking place; one after the campaign closed wins no ticket (the
-    published list is final then).
+    ``answer`` is what the campaign's protocol parsed (``parse``). A token
+    that is not the current item's (a double click, a resubmitted form, a
+    replayed request) changes nothing and returns "stale". An answer below
+    the reading floor is stored but counts toward no ticket or ranking
+    place; one after the campaign closed wins no ticket (the published list
+    is final then).
     """
-    if choice not in CHOICES:
-        raise ValueError("invalid choice")
-    row = db.session.execute(_CURRENT_ITEM_TEXTS, {"participation_id": participation.id}).first()
+    protocol = protocols.of(campaign)
+    row = db.session.execute(protocol.CURRENT_ITEM, {"participation_id": participation.id}).first()
     item = row[0] if row is not None else None
     if participation.is_dismissed or item is None or item.token != token:
         return Outcome("stale")
-    passed = quality.control_passed(item.better_left, choice) if item.is_control else None
     seconds = max(0.0, (now - item.served_at).total_seconds())
     too_fast = bool(campaign.fast_seconds_per_word) and quality.too_fast(
-        seconds,
-        sum(len(text.split()) for text in row[1:] if text is not None),  # source and both translations
-        campaign.fast_seconds_per_word,
+        seconds, protocol.reading_words(campaign, row[1:]), campaign.fast_seconds_per_word
     )
-    answer = dict(answered_at=now, choice=choice, seconds=seconds, passed=passed, holding=False, too_fast=too_fast)
+    answer = dict(
+        dict.fromkeys(_ANSWERED), answered_at=now, seconds=seconds, holding=False, too_fast=too_fast,
+        **protocol.answer_values(item, answer),
+    )
     answered = execute(_ANSWER, {"item_id": item.id, **{f"new_{k}": v for k, v in answer.items()}}).rowcount
     if not answered:
         return Outcome("stale")
@@ -95,7 +65,7 @@ def submit(campaign, participation, token, choice, now):
         # comes back as a judgment beyond the reservation. With the commit,
         # in the lock order (sentence, slot, campaign).
         change_holds(item.slot_id, item.sentence_id, 0 if item.holding else 1, 1, deferred=True)
-        count_for_campaign(campaign.id, collected=1, over_slot=item.slot_id, equal=int(choice == "equal"))
+        count_for_campaign(campaign.id, collected=1, over_slot=item.slot_id, equal=int(answer["choice"] == "equal"))
     # The row now holds exactly these values (the update above matched it).
     for key, value in answer.items():
         set_committed_value(item, key, value)
@@ -103,15 +73,9 @@ def submit(campaign, participation, token, choice, now):
     counters = dict(items_answered=item.position, fast_run=0 if counted else participation.fast_run + 1)
     if counted:
         counters.update(items_counted=participation.items_counted + 1, reached_count_at=now)
-    if item.is_control:
-        counters.update(
-            controls_answered=participation.controls_answered + 1,
-            controls_failed=participation.controls_failed + (0 if passed else 1),
-        )
-    else:
-        counters.update({key: getattr(participation, key) + n for key, n in holds.test_counts(choice).items()})
+    counters.update(protocol.counters(participation, item, answer))
     set_counters(participation, **counters)
-    reason = _check_controls(campaign, participation, item)
+    reason = protocol.dismissal_reason(campaign, participation, item)
     if reason:
         dismiss(campaign, participation, reason, now)
         return Outcome("dismissed", item=item, dismissal_reason=reason)
@@ -134,26 +98,6 @@ def _check_signs(campaign, participation, now):
     )
     if found is not None:
         set_counters(participation, held_at=now, held_reason=found)
-
-
-def _check_controls(campaign, participation, item):
-    """Why the volunteer must stop now (``quality.dismissal_reason``), or None.
-    The results are read only where the rule can dismiss."""
-    if not quality.may_dismiss(
-        item.position, item.is_control, participation.controls_answered,
-        first=campaign.control_first, check_every=campaign.check_every,
-    ):
-        return None
-    results = execute(_CONTROL_RESULTS, {"participation_id": participation.id}).scalars().all()
-    return quality.dismissal_reason(
-        item.position,
-        item.is_control,
-        results,
-        first=campaign.control_first,
-        check_every=campaign.check_every,
-        cutoff=campaign.cutoff,
-        window=campaign.control_window,
-    )
 
 
 def dismiss(campaign, participation, reason, now):

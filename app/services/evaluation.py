@@ -5,13 +5,11 @@ import logging
 import time
 from dataclasses import dataclass
 
-from sqlalchemy import and_, bindparam, select
 from sqlalchemy.exc import DBAPIError, OperationalError
-from sqlalchemy.orm import aliased
 
+from .. import protocols
+from ..database import dialect_name
 from ..extensions import db
-from ..models import Control, Output, Sentence
-from ..database import dialect_name, execute
 from . import answers, assignment, rewards
 
 _UNKNOWN = object()
@@ -25,7 +23,7 @@ class Step:
     tickets: tuple = ()
     new_ticket: int = None
     dismissal_reason: str = None
-    texts: tuple = None  # (source, left, right) of ``item``, read in the step's transaction
+    texts: tuple = None  # the texts ``item`` shows, read in the step's transaction
     presented: object = None  # what ``present`` made of the step, before the commit
     participation_id: int = None
     counted: bool = True  # False: the answer was below the reading floor
@@ -63,7 +61,7 @@ def _finish(campaign, participation, tickets, status, now, rng, new_ticket=None,
         tickets=tickets if not participation.is_dismissed else (),
         new_ticket=new_ticket,
         dismissal_reason=reason,
-        texts=item_texts(item) if item is not None else None,
+        texts=item_texts(campaign, item) if item is not None else None,
         participation_id=participation.id,
         counted=counted,
         held=participation.is_held,
@@ -149,7 +147,7 @@ def answer(campaign, participation_id, token, choice, now, rng, present=None):
     time) both happen in one transaction. On PostgreSQL the answer commits
     first: a volunteer's transaction looking for a free sentence then holds
     no other sentence (the one just answered), so volunteers never wait for
-    each other in a circle (see assignment.AllHeld). ``participation_id``
+    each other in a circle (see slots.AllHeld). ``participation_id``
     may be a ``Volunteer`` (a user id)."""
     if dialect_name() == "sqlite":
         return _answer_and_next(campaign, participation_id, token, choice, now, rng, present)
@@ -197,48 +195,27 @@ def _answer_and_next(campaign, participation_id, token, choice, now, rng, presen
                    current=current, present=present, counted=outcome.counted)
 
 
-_left, _right = aliased(Output), aliased(Output)
-_TEST_TEXTS = (
-    select(Sentence.source, _left.text, _right.text)
-    .join(_left, and_(_left.sentence_id == Sentence.id, _left.system_id == bindparam("left")))
-    .join(_right, and_(_right.sentence_id == Sentence.id, _right.system_id == bindparam("right")))
-    .where(Sentence.id == bindparam("sentence"))
-)
-_CONTROL_TEXTS = (
-    select(Control.source, Control.better, Control.worse).where(Control.id == bindparam("control"))
-)
-
-
-def item_texts(item):
-    """(source, left, right) texts of an item, controls and tests alike (one
-    query, or none when serving the item read them)."""
+def item_texts(campaign, item):
+    """The texts an item shows (the protocol's ``texts_of``); none read when
+    serving the item read them."""
     if item.texts is not None:
         return item.texts
-    if item.is_control:
-        source, better, worse = execute(_CONTROL_TEXTS, {"control": item.control_id}).one()
-        if item.better_left:
-            return source, better, worse
-        return source, worse, better
-    return tuple(
-        execute(
-            _TEST_TEXTS, {"sentence": item.sentence_id, "left": item.left_system_id, "right": item.right_system_id}
-        ).one()
-    )
+    return protocols.of(campaign).texts_of(item)
 
 
-def well_formed_answer(data):
-    """(token, choice) of a judgment sent as JSON, or None when it is not one."""
+def well_formed_answer(campaign, data):
+    """(token, answer) of a judgment sent as JSON, or None when it is not one."""
     if not isinstance(data, dict):
         return None
-    token, choice = data.get("token"), data.get("choice")
-    if choice not in answers.CHOICES or not isinstance(token, str) or len(token) > 32:
+    token, answer = data.get("token"), protocols.of(campaign).parse(data)
+    if answer is None or not isinstance(token, str) or len(token) > 32:
         return None
-    return token, choice
+    return token, answer
 
 
-def step_payload(step):
-    """The JSON form of a step. Nothing in it tells a control from a test
-    (not even the item's position: the control schedule is public)."""
+def step_payload(campaign, step):
+    """The JSON form of a step. Nothing in it tells a quality-control item
+    from a test (not even the item's position: the control schedule is public)."""
     payload = {
         "status": step.status,
         "answered": step.answered,
@@ -249,11 +226,6 @@ def step_payload(step):
         "item": None,
     }
     if step.item is not None:
-        source, left, right = step.texts if step.texts is not None else item_texts(step.item)
-        payload["item"] = {
-            "token": step.item.token,
-            "source": source,
-            "left": left,
-            "right": right,
-        }
+        texts = step.texts if step.texts is not None else item_texts(campaign, step.item)
+        payload["item"] = {"token": step.item.token, **protocols.of(campaign).payload(campaign, texts)}
     return payload

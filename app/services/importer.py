@@ -7,14 +7,15 @@ nothing is written to the database unless it succeeds, and then
 """
 import math
 import os
+import random
 import re
 import tomllib
 from dataclasses import dataclass, field
 from fractions import Fraction
-from itertools import combinations
 
+from .. import protocols
 from ..extensions import db
-from ..models import Campaign, Control, Output, PracticeItem, Sentence, Slot, System
+from ..models import Campaign, Control, Output, PracticeItem, Sentence, System
 from ..stats.bozka_reader import ANSWER_LABELS  # a system so named would read as an answer
 from .quality import PLACEMENTS, is_control_position, pool_warning
 
@@ -30,7 +31,7 @@ PRACTICE_FILE = "practice.tsv"  # read when present, unless the manifest names a
 CONTROL_COVERAGE = 50
 
 SETTINGS = {
-    # name: (type, default, minimum)
+    # name: (type, default, minimum[, maximum]); a protocol adds its own
     "judgments_per_pair": (int, 5, 1),
     "control_first": (int, 2, 0),
     "control_every": (int, 5, 2),
@@ -48,6 +49,8 @@ SETTINGS = {
     "hold_alpha": (float, 0.00001, 0.0),
     "hold_fast_run": (int, 5, 0),
 }
+# Settings whose value is one of a list of words.
+WORD_SETTINGS = {"control_placement": PLACEMENTS}
 
 
 class CampaignFormatError(ValueError):
@@ -75,6 +78,7 @@ class CampaignSpec:
     practice: list = field(default_factory=list)  # (source, better, worse, why)
     settings: dict = field(default_factory=dict)
     interface_language: str = "en"
+    protocol: str = "pairwise"
     warnings: list = field(default_factory=list)  # for the organiser; the import goes on
 
 
@@ -168,11 +172,18 @@ def _require(data, key, kind=str):
 LIVE_SETTINGS = ("daily_cap", "fast_seconds_per_word", "hold_min_tests", "hold_alpha", "hold_fast_run")
 
 
-def _settings(data):
+def _protocol(data):
+    name = data.get("protocol", "pairwise")
+    if name not in protocols.PROTOCOLS:
+        raise CampaignFormatError("campaign.toml", None, f"protocol must be one of: {', '.join(protocols.PROTOCOLS)}")
+    return protocols.PROTOCOLS[name]
+
+
+def _settings(data, protocol):
     raw = data.get("settings", {})
     if not isinstance(raw, dict):
         raise CampaignFormatError("campaign.toml", None, "[settings] must be a table")
-    return checked_settings(raw, SETTINGS)
+    return checked_settings(raw, SETTINGS | protocol.SETTINGS)
 
 
 def change_settings(campaign, raw):
@@ -194,7 +205,8 @@ def checked_settings(raw, known, defaults=True):
     if unknown:
         raise CampaignFormatError("campaign.toml", None, f"unknown setting(s): {', '.join(sorted(unknown))}")
     settings = {}
-    for name, (kind, default, minimum) in known.items():
+    for name, (kind, default, minimum, *most) in known.items():
+        maximum = most[0] if most else 10
         if name not in raw and not defaults:
             continue
         value = raw.get(name, default)
@@ -208,15 +220,18 @@ def checked_settings(raw, known, defaults=True):
                     "campaign.toml", None, "failure_cutoff must be a fraction such as \"1/3\""
                 )
             value = str(fraction)
-        elif name == "control_placement":
-            if value not in PLACEMENTS:
-                raise CampaignFormatError("campaign.toml", None, f"{name} must be one of: {', '.join(PLACEMENTS)}")
+        elif kind is str:
+            words = WORD_SETTINGS.get(name) or protocols.word_settings().get(name, ())
+            if value not in words:
+                raise CampaignFormatError("campaign.toml", None, f"{name} must be one of: {', '.join(words)}")
         elif kind is float:
-            if not isinstance(value, (int, float)) or isinstance(value, bool) or not minimum <= value < 10:
-                raise CampaignFormatError("campaign.toml", None, f"{name} must be a number from {minimum} to 10")
+            if not isinstance(value, (int, float)) or isinstance(value, bool) or not minimum <= value < maximum:
+                raise CampaignFormatError("campaign.toml", None, f"{name} must be a number from {minimum} to {maximum}")
             value = float(value)
         elif not isinstance(value, int) or isinstance(value, bool) or value < minimum:
             raise CampaignFormatError("campaign.toml", None, f"{name} must be an integer >= {minimum}")
+        elif most and value > maximum:
+            raise CampaignFormatError("campaign.toml", None, f"{name} must be an integer from {minimum} to {maximum}")
         settings[name] = value
     return settings
 
@@ -308,7 +323,8 @@ def read_campaign(folder):
     lowered = [name.lower() for name in systems]
     if len(set(lowered)) != len(lowered):
         raise CampaignFormatError("campaign.toml", None, "duplicate system names")
-    settings = _settings(data)
+    protocol = _protocol(data)
+    settings = _settings(data, protocol)
     interface = str(data.get("interface_language", "en")).strip()
     if not LANG_RE.match(interface):
         raise CampaignFormatError("campaign.toml", None, "interface_language must be a language code such as 'eu'")
@@ -323,6 +339,51 @@ def read_campaign(folder):
     if data.get("reference"):
         display, references = _read_lines(folder, _require(data, "reference"), "reference")
         _same_length(display, references, source_file, sources)
+    problem = protocol.check_settings(settings, has_references=references is not None)
+    if problem:
+        raise CampaignFormatError("campaign.toml", None, problem)
+    controls, practice, warnings = [], [], []
+    if protocol.USES_CONTROLS:
+        controls, practice, warnings = _controls_and_practice(folder, data, settings, sources)
+    else:
+        for key in ("controls", "practice"):
+            if key in data:
+                raise CampaignFormatError(
+                    "campaign.toml", None, f"'{key}': a {protocol.NAME} campaign makes its own quality control; remove it"
+                )
+    instructions = ""
+    if data.get("instructions"):
+        path = _inside(folder, _require(data, "instructions"), "instructions")
+        try:
+            with open(path, encoding="utf-8") as handle:
+                instructions = handle.read().strip()
+        except FileNotFoundError:
+            raise CampaignFormatError(data["instructions"], None, "instructions file not found") from None
+        except UnicodeDecodeError:
+            raise CampaignFormatError(data["instructions"], None, "invalid UTF-8") from None
+        except OSError as exc:  # a folder, unreadable
+            raise CampaignFormatError(data["instructions"], None, f"instructions file cannot be read: {exc.strerror}") from None
+    return CampaignSpec(
+        slug=slug,
+        name=_require(data, "name"),
+        description=str(data.get("description", "")).strip(),
+        instructions=instructions,
+        systems=list(systems),
+        sources=sources,
+        references=references,
+        outputs=outputs,
+        controls=controls,
+        practice=practice,
+        settings=settings,
+        interface_language=interface,
+        protocol=protocol.NAME,
+        warnings=warnings,
+        **languages,
+    )
+
+
+def _controls_and_practice(folder, data, settings, sources):
+    """The controls, the practice items and warnings about the control pool."""
     controls_file, controls = _controls(folder, _require(data, "controls"))
     covered = min(len(sources), CONTROL_COVERAGE)
     needed = controls_needed(
@@ -353,34 +414,7 @@ def read_campaign(folder):
         practice_name = _require(data, "practice")
     practice = _practice(folder, practice_name, controls_file, controls, sources)
     small_pool = pool_warning(len(controls), per_volunteer, settings["expected_volunteers"])
-    instructions = ""
-    if data.get("instructions"):
-        path = _inside(folder, _require(data, "instructions"), "instructions")
-        try:
-            with open(path, encoding="utf-8") as handle:
-                instructions = handle.read().strip()
-        except FileNotFoundError:
-            raise CampaignFormatError(data["instructions"], None, "instructions file not found") from None
-        except UnicodeDecodeError:
-            raise CampaignFormatError(data["instructions"], None, "invalid UTF-8") from None
-        except OSError as exc:  # a folder, unreadable
-            raise CampaignFormatError(data["instructions"], None, f"instructions file cannot be read: {exc.strerror}") from None
-    return CampaignSpec(
-        slug=slug,
-        name=_require(data, "name"),
-        description=str(data.get("description", "")).strip(),
-        instructions=instructions,
-        systems=list(systems),
-        sources=sources,
-        references=references,
-        outputs=outputs,
-        controls=controls,
-        practice=practice,
-        settings=settings,
-        interface_language=interface,
-        warnings=[f"{controls_file}: {small_pool}"] if small_pool else [],
-        **languages,
-    )
+    return controls, practice, [f"{controls_file}: {small_pool}"] if small_pool else []
 
 
 def _same_length(display, lines, source_file, sources):
@@ -414,6 +448,7 @@ def create_campaign(spec, status="open"):
         source_language=spec.source_language,
         target_language=spec.target_language,
         interface_language=spec.interface_language,
+        protocol=spec.protocol,
         status=status,
         **spec.settings,
     )
@@ -426,6 +461,8 @@ def create_campaign(spec, status="open"):
         systems.append(system)
     db.session.flush()
     target = spec.settings["judgments_per_pair"]
+    protocol = protocols.PROTOCOLS[spec.protocol]
+    rng = random.Random(f"{spec.slug}:units")  # the same folder makes the same campaign
     total = 0
     for index, source in enumerate(spec.sources):
         sentence = Sentence(
@@ -437,24 +474,14 @@ def create_campaign(spec, status="open"):
         )
         db.session.add(sentence)
         db.session.flush()
-        capacity = 0
+        outputs = []
         for system in systems:
-            db.session.add(
-                Output(sentence_id=sentence.id, system_id=system.id, text=spec.outputs[system.name][index])
-            )
-        for a, b in combinations(systems, 2):
-            identical = same_output(spec.outputs[a.name][index], spec.outputs[b.name][index])
-            slot_target = 0 if identical else target
-            capacity += slot_target
-            db.session.add(
-                Slot(
-                    sentence_id=sentence.id,
-                    system_a_id=a.id,
-                    system_b_id=b.id,
-                    identical=identical,
-                    target=slot_target,
-                )
-            )
+            output = Output(sentence_id=sentence.id, system_id=system.id, text=spec.outputs[system.name][index])
+            db.session.add(output)
+            outputs.append(output)
+        slots = protocol.units(sentence.id, outputs, target, settings=spec.settings, rng=rng)
+        db.session.add_all(slots)
+        capacity = sum(slot.target for slot in slots)
         sentence.capacity = capacity
         sentence.is_open = capacity > 0
         total += capacity

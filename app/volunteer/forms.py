@@ -24,6 +24,18 @@ class JudgmentForm(FlaskForm):
     choice = _choice()
 
 
+class ScoreForm(FlaskForm):
+    """A Direct Assessment score; without JavaScript the slider is a number box."""
+
+    token = HiddenField(validators=[DataRequired(), Length(max=32)])
+    score = IntegerField(
+        validators=[
+            InputRequired(_l("Please move the slider to give a score.")),
+            NumberRange(min=0, max=100, message=_l("A score is a whole number from 0 to 100.")),
+        ]
+    )
+
+
 class PracticeForm(FlaskForm):
     """A practice answer. The item's number and the side its better
     translation was shown on come back with the answer: practice counts for

@@ -7,12 +7,12 @@ from ..auth.forms import JoinForm, PostForm, label_levels
 from ..languages import language_name
 from ..extensions import db
 from ..models import Campaign, utcnow
-from .. import realtime
+from .. import protocols, realtime
 from ..services import accounts, evaluation, leaderboard, practice, raffle
 from ..services.summary import participation_summary
 from ..web import campaign_or_404, participation_of, rng
 from . import bp
-from .forms import JudgmentForm, PracticeForm
+from .forms import PracticeForm
 from .texts import tickets_summary
 
 
@@ -112,31 +112,33 @@ def evaluate(slug):
     participation = participation_of(current_user, campaign)
     if participation is None:
         return redirect(url_for("volunteer.join", slug=slug))
-    form = JudgmentForm()
+    protocol = protocols.of(campaign)
+    form = protocol.form()
     if request.method == "POST" and form.validate_on_submit():
-        step = judge(campaign, participation.id, form.token.data, form.choice.data)
+        step = judge(campaign, participation.id, form.token.data, protocol.form_answer(form))
         if step.status == "stale":
             flash(_("That answer was already recorded or is out of date; here is your current sentence."), "info")
         elif not step.counted:
             flash(_("That answer came faster than the sentences can be read: it is kept, but it does not count "
                     "toward the ranking or the raffle."), "info")
     else:
-        for error in form.choice.errors if request.method == "POST" else ():
-            flash(error, "error")
+        for name, errors in form.errors.items() if request.method == "POST" else ():
+            for error in errors if name not in ("token", "csrf_token") else ():
+                flash(error, "error")
         step = evaluation.show(campaign, participation.id, utcnow(), rng())
     if step.status == "dismissed":
         return render_template("volunteer/dismissed.html", campaign=campaign, step=step)
     if step.item is None:
         return render_template("volunteer/done.html", campaign=campaign, step=step)
-    source, left, right = step.texts
-    form = JudgmentForm(formdata=None, token=step.item.token)
     ranking = leaderboard.get(campaign.id)
     return render_template(
         "volunteer/evaluate.html",
         campaign=campaign,
         step=step,
-        form=form,
-        texts={"source": source, "left": left, "right": right},
+        form=form.__class__(formdata=None, token=step.item.token),
+        question=protocol.question(campaign),
+        item_template=protocol.TEMPLATE,
+        texts=protocol.payload(campaign, step.texts),
         board=ranking.public_payload(),
         me=ranking.personal_payload(participation.id, step.answered, step.held, step.tickets),
     )
@@ -175,7 +177,7 @@ def api_item(slug):
 @login_required
 def api_judgment(slug):
     campaign = campaign_or_404(slug)
-    answer = evaluation.well_formed_answer(request.get_json(silent=True))
+    answer = evaluation.well_formed_answer(campaign, request.get_json(silent=True))
     if answer is None:
         return jsonify({"status": "error", "message": _("Invalid answer.")}), 400
     step = judge(campaign, _me(), *answer, present=_summary_of(campaign))
@@ -204,7 +206,7 @@ def _summary_of(campaign):
     """The JSON answer of a step, made inside its transaction (before the
     commit expires what it reads)."""
     def payload(step):
-        made = evaluation.step_payload(step)
+        made = evaluation.step_payload(campaign, step)
         made["mine"] = str(tickets_summary(step.answered, step.tickets, campaign.raffle_every, step.held))
         return made
 

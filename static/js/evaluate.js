@@ -14,7 +14,7 @@
   var nextButton = document.getElementById("next");
   var sending = document.getElementById("sending");
   var notices = document.getElementById("notices");
-  var pending = null; // the answer being sent: {token, choice}
+  var pending = null; // the answer being sent: {token, choice} or {token, score}
   // Numbers as the server's Babel writes them in the interface language
   // (the browser may lack the language's data: Chromium formats Basque
   // "1,190", Babel "1.190"). The page carries 1,000,000 in that format.
@@ -33,12 +33,19 @@
     notices.replaceChildren(p);
   }
 
+  // The answer's fields (radios, a score) carry data-answer; each item's
+  // texts go where data-text names them. The same code serves every protocol.
+  var answerNames = Array.from(new Set(Array.prototype.map.call(
+    form.querySelectorAll("[data-answer]"), function (el) { return el.name; })));
+  form.noValidate = true; // the page says what is missing, in its own language
+
   function showItem(item) {
-    $("text-source").textContent = item.source;
-    $("text-left").textContent = item.left;
-    $("text-right").textContent = item.right;
+    form.querySelectorAll("[data-text]").forEach(function (el) {
+      el.textContent = item[el.getAttribute("data-text")];
+    });
     tokenInput.value = item.token;
-    form.querySelectorAll("input[name=choice]").forEach(function (r) { r.checked = false; });
+    form.querySelectorAll("input[type=radio][data-answer]").forEach(function (r) { r.checked = false; });
+    form.dispatchEvent(new Event("bozka:item"));
     $("question").focus({ preventScroll: false });
     window.scrollTo(0, 0);
   }
@@ -101,9 +108,14 @@
   form.addEventListener("submit", function (event) {
     event.preventDefault();
     if (pending) return; // a double click sends nothing more
-    var chosen = form.querySelector("input[name=choice]:checked");
-    if (!chosen) { notice(i18n.choose, "error"); return; }
-    pending = { token: tokenInput.value, choice: chosen.value };
+    var answer = { token: tokenInput.value };
+    for (var i = 0; i < answerNames.length; i++) {
+      var field = form.elements[answerNames[i]];
+      var first = field.length ? field[0] : field;
+      if (field.value === "") { notice(first.getAttribute("data-missing"), "error"); return; }
+      answer[answerNames[i]] = first.type === "number" ? Number(field.value) : field.value;
+    }
+    pending = answer;
     nextButton.disabled = true;
     send(0);
   });
@@ -111,11 +123,11 @@
   document.addEventListener("keydown", function (event) {
     if (event.ctrlKey || event.metaKey || event.altKey) return;
     var target = event.target;
-    if (target && (target.tagName === "INPUT" && target.type !== "radio" || target.tagName === "TEXTAREA" || target.tagName === "SELECT")) return;
+    if (target && (target.tagName === "INPUT" && target.type !== "radio" && target.type !== "range" ||
+                   target.tagName === "TEXTAREA" || target.tagName === "SELECT")) return;
     var map = { "1": "left", "2": "right", "3": "equal", "=": "equal" };
-    var value = map[event.key];
-    if (value) {
-      var radio = form.querySelector("input[name=choice][value=" + value + "]");
+    var radio = map[event.key] && form.querySelector("input[name=choice][value=" + map[event.key] + "]");
+    if (radio) {
       radio.checked = true;
       radio.focus();
       event.preventDefault();

@@ -1,0 +1,25 @@
+"""Evaluation protocols. Each module says what an item is and how it is
+served, how an answer is read, checked and stored, what a quality-control
+item is and when a volunteer fails, and how the item is shown (its
+template). The shared machinery (assignment, answers, evaluation, exports,
+dashboard) asks ``of(campaign)`` instead of branching on the protocol's name.
+
+A protocol module has: ``NAME``, ``TEMPLATE``, ``question(campaign)``, for
+the importer ``USES_CONTROLS``, ``SETTINGS``, ``check_settings`` and ``units``,
+``serve``, ``CURRENT_ITEM``, ``texts_of``, ``reading_words``, ``parse``,
+``form``, ``form_answer``, ``answer_values``, ``counters``,
+``dismissal_reason``, ``payload``, ``EXPORTS`` and ``dashboard``.
+"""
+from . import da, pairwise
+
+PROTOCOLS = {module.NAME: module for module in (pairwise, da)}
+
+
+def of(campaign):
+    """The protocol module of a campaign."""
+    return PROTOCOLS[campaign.protocol]
+
+
+def word_settings():
+    """Every protocol's settings whose value is one of a list of words."""
+    return {name: words for module in PROTOCOLS.values() for name, words in module.WORDS.items()}

@@ -1,0 +1,227 @@
+"""The Ebaluatoia pairwise protocol (paper, sections 2-3): a source sentence
+and two translations, in random order; the volunteer says which is better
+or that they are equal. Quality control: control sentences with a known
+answer, at fixed or secret places (``services.quality``)."""
+from itertools import combinations
+
+from flask_babel import lazy_gettext as _l
+from sqlalchemy import and_, bindparam, func, select
+from sqlalchemy.orm import aliased
+
+from ..database import execute
+from ..models import Control, Item, Output, Sentence, Slot
+from ..services import holds, quality
+from ..services.slots import take_slot
+
+NAME = "pairwise"
+TEMPLATE = "volunteer/item_pairwise.html"
+CHOICES = ("left", "right", "equal")
+# The importer reads the campaign's control sentences and practice items.
+USES_CONTROLS = True
+SETTINGS = {}  # the control settings are the importer's (they predate protocols)
+WORDS = {}
+
+
+def check_settings(settings, has_references):
+    """What is wrong with a campaign's settings for this protocol, or None."""
+    return None
+
+
+def units(sentence_id, outputs, target, settings, rng):
+    """The slots of one sentence: every system pair; identical outputs are
+    never shown (target 0, a tie by rule)."""
+    from ..services.importer import same_output
+
+    slots = []
+    for a, b in combinations(outputs, 2):
+        identical = same_output(a.text, b.text)
+        slots.append(Slot(sentence_id=sentence_id, system_a_id=a.system_id, system_b_id=b.system_id,
+                          identical=identical, target=0 if identical else target))
+    return slots
+
+
+def question(campaign):
+    return _l("Which translation is better?")
+
+
+def serve(campaign, participation, position, rng):
+    """The fields of the volunteer's item at ``position`` (with ``texts``:
+    source, left, right), or None when nothing is left to judge."""
+    seed = quality.volunteer_seed(campaign.pseudonym_salt, participation.id)
+    if quality.is_control_position(
+        position, campaign.control_first, campaign.control_every, campaign.control_placement, seed
+    ):
+        return _serve_control(campaign, participation, rng, seed)
+    taken = take_slot(campaign, participation, rng)
+    if taken is None:
+        return None
+    slot, sentence_id, (source, text_a, text_b) = taken
+    pair = [(slot.system_a_id, text_a), (slot.system_b_id, text_b)]
+    rng.shuffle(pair)
+    return dict(
+        slot_id=slot.id,
+        sentence_id=sentence_id,
+        left_system_id=pair[0][0],
+        right_system_id=pair[1][0],
+        holding=True,
+        texts=(source, pair[0][1], pair[1][1]),
+    )
+
+
+# Where the volunteer last saw each control: one pass over their controls
+# (the index on participation and control). A correlated max() per control
+# took SQLite's index on participation and position instead, reading all
+# the volunteer's items once per control (250 µs at 400 items, growing).
+_last_seen = (
+    select(Item.control_id, func.max(Item.position).label("position"))
+    .where(Item.participation_id == bindparam("participation_id"), Item.control_id.is_not(None))
+    .group_by(Item.control_id)
+    .subquery("last_seen")
+)
+# Every control of the campaign, with the position where the volunteer last saw it (or None).
+_CONTROLS_SEEN = (
+    select(Control.id, _last_seen.c.position)
+    .select_from(Control.__table__.outerjoin(_last_seen, _last_seen.c.control_id == Control.id))
+    .where(Control.campaign_id == bindparam("campaign_id"))
+    .order_by(Control.id)
+)
+
+
+def _serve_control(campaign, participation, rng, seed):
+    """A control from the volunteer's subset: one not seen yet, else the one
+    seen longest ago."""
+    rows = execute(_CONTROLS_SEEN, {"campaign_id": campaign.id, "participation_id": participation.id}).all()
+    # Only the volunteer's own subset of the pool (all of it by default).
+    control_ids = quality.volunteer_controls([cid for cid, _position in rows], campaign.controls_per_volunteer, seed)
+    last_seen = {cid: position for cid, position in rows if position is not None}
+    unseen = [cid for cid in control_ids if cid not in last_seen]
+    reused = not unseen
+    if unseen:
+        control_id = rng.choice(unseen)
+    else:
+        # Every control seen: reuse the one seen longest ago, and record it.
+        control_id = min(control_ids, key=lambda cid: last_seen[cid])
+        if not participation.controls_seen_all:  # set again, it would cost a flush at every control
+            participation.controls_seen_all = True
+    return dict(control_id=control_id, better_left=rng.random() < 0.5, control_reused=reused)
+
+
+_shown_left, _shown_right = aliased(Output), aliased(Output)
+# The volunteer's current item with the texts it shows, in one statement.
+CURRENT_ITEM = (
+    select(Item, Sentence.source, _shown_left.text, _shown_right.text, Control.source, Control.better, Control.worse)
+    .outerjoin(Sentence, Sentence.id == Item.sentence_id)
+    .outerjoin(
+        _shown_left,
+        (_shown_left.sentence_id == Item.sentence_id) & (_shown_left.system_id == Item.left_system_id),
+    )
+    .outerjoin(
+        _shown_right,
+        (_shown_right.sentence_id == Item.sentence_id) & (_shown_right.system_id == Item.right_system_id),
+    )
+    .outerjoin(Control, Control.id == Item.control_id)
+    .where(Item.participation_id == bindparam("participation_id"), Item.answered_at.is_(None))
+    .order_by(Item.position.desc())
+    .limit(1)
+    .execution_options(populate_existing=True)
+)
+_left, _right = aliased(Output), aliased(Output)
+_TEST_TEXTS = (
+    select(Sentence.source, _left.text, _right.text)
+    .join(_left, and_(_left.sentence_id == Sentence.id, _left.system_id == bindparam("left")))
+    .join(_right, and_(_right.sentence_id == Sentence.id, _right.system_id == bindparam("right")))
+    .where(Sentence.id == bindparam("sentence"))
+)
+_CONTROL_TEXTS = (
+    select(Control.source, Control.better, Control.worse).where(Control.id == bindparam("control"))
+)
+
+
+def texts_of(item):
+    """(source, left, right) as the item shows them, controls and tests alike."""
+    if item.is_control:
+        source, better, worse = execute(_CONTROL_TEXTS, {"control": item.control_id}).one()
+        if item.better_left:
+            return source, better, worse
+        return source, worse, better
+    return tuple(
+        execute(
+            _TEST_TEXTS, {"sentence": item.sentence_id, "left": item.left_system_id, "right": item.right_system_id}
+        ).one()
+    )
+
+
+def reading_words(campaign, texts):
+    """Words a volunteer reads before answering: the source and both translations."""
+    return sum(len(text.split()) for text in texts if text is not None)
+
+
+def parse(data):
+    """The answer in a JSON judgment, or None."""
+    choice = data.get("choice")
+    return choice if choice in CHOICES else None
+
+
+def form():
+    from ..volunteer.forms import JudgmentForm
+
+    return JudgmentForm()
+
+
+def form_answer(form):
+    return form.choice.data
+
+
+def answer_values(item, answer):
+    """The item's columns an answer sets."""
+    if answer not in CHOICES:
+        raise ValueError("invalid choice")
+    return dict(choice=answer, passed=quality.control_passed(item.better_left, answer) if item.is_control else None)
+
+
+def counters(participation, item, values):
+    """How the answer moves the volunteer's counters."""
+    if item.is_control:
+        return dict(
+            controls_answered=participation.controls_answered + 1,
+            controls_failed=participation.controls_failed + (0 if values["passed"] else 1),
+        )
+    return {key: getattr(participation, key) + n for key, n in holds.test_counts(values["choice"]).items()}
+
+
+_CONTROL_RESULTS = (
+    select(Item.passed)
+    .where(
+        Item.participation_id == bindparam("participation_id"),
+        Item.control_id.is_not(None),
+        Item.answered_at.is_not(None),
+    )
+    .order_by(Item.position)
+)
+
+
+def dismissal_reason(campaign, participation, item):
+    """Why the volunteer must stop now (``quality.dismissal_reason``), or None.
+    The results are read only where the rule can dismiss."""
+    if not quality.may_dismiss(
+        item.position, item.is_control, participation.controls_answered,
+        first=campaign.control_first, check_every=campaign.check_every,
+    ):
+        return None
+    results = execute(_CONTROL_RESULTS, {"participation_id": participation.id}).scalars().all()
+    return quality.dismissal_reason(
+        item.position,
+        item.is_control,
+        results,
+        first=campaign.control_first,
+        check_every=campaign.check_every,
+        cutoff=campaign.cutoff,
+        window=campaign.control_window,
+    )
+
+
+def payload(campaign, texts):
+    """The item as the page and the JSON API show it. Nothing in it tells a
+    control from a test."""
+    source, left, right = texts
+    return {"source": source, "left": left, "right": right}

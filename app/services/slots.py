@@ -1,0 +1,137 @@
+"""Taking a slot: the fullest open sentence the volunteer has not judged,
+and its emptiest slot (paper, section 3). Shared by every protocol: a slot
+is a system pair (pairwise) or one system's output (DA).
+
+Several server processes on PostgreSQL: a sentence's row is locked before
+any of its slots' rows, always in that order (see ``assignment``).
+"""
+import random
+import time
+
+from sqlalchemy import bindparam, exists, select, update
+from sqlalchemy.exc import OperationalError
+
+from ..database import dialect_name, execute
+from ..models import Item, Output, Sentence, Slot
+from .counters import bump_sentence
+
+
+def _is_sqlite():
+    return dialect_name() == "sqlite"
+
+
+def choose_slot(slots, rng):
+    """Among open slots, the one with the fewest judgments; ties at random."""
+    if not slots:
+        return None
+    fewest = min(slot.pending for slot in slots)
+    return rng.choice([slot for slot in slots if slot.pending == fewest])
+
+
+_seen = exists().where(
+    Item.participation_id == bindparam("participation_id"), Item.sentence_id == Sentence.id
+)
+_NEXT_SENTENCE = (
+    select(Sentence.id)
+    .where(Sentence.campaign_id == bindparam("campaign_id"), Sentence.is_open.is_(True), ~_seen)
+    .order_by(Sentence.collected.desc(), Sentence.id)
+    .limit(1)
+)
+_NEXT_SENTENCE_SKIP = _NEXT_SENTENCE.with_for_update(of=Sentence, skip_locked=True)
+_OPEN_SLOTS = (
+    select(Slot.id, Slot.pending, Slot.system_a_id, Slot.system_b_id).where(
+        Slot.sentence_id == bindparam("sentence_id"),
+        Slot.identical.is_(False),
+        Slot.pending < Slot.target,
+    )
+)
+
+def _output_text(system):
+    return (
+        select(Output.text)
+        .where(Output.sentence_id == bindparam("text_sentence"), Output.system_id == bindparam(system))
+        .scalar_subquery()
+    )
+
+
+# Takes the slot and returns the texts the item will show, in one statement
+# (the subqueries name their rows by bound parameters: see _lock_statement).
+_TAKE_SLOT = (
+    update(Slot.__table__)
+    .where(Slot.id == bindparam("slot_id"), Slot.pending < Slot.target)
+    .values(pending=Slot.pending + 1)
+    .returning(
+        select(Sentence.source).where(Sentence.id == bindparam("text_sentence")).scalar_subquery(),
+        _output_text("text_system_a"),
+        _output_text("text_system_b"),
+    )
+)
+
+
+def _next_sentence(campaign_id, participation_id, skip):
+    """The id of the fullest open sentence the volunteer has not seen, locked.
+    One that another volunteer's transaction holds is passed over (the next
+    fullest is as good); when every candidate is held, see ``AllHeld``."""
+    params = {"campaign_id": campaign_id, "participation_id": participation_id}
+    skipping = _NEXT_SENTENCE_SKIP
+    if skip:
+        skipping = _NEXT_SENTENCE_SKIP.where(Sentence.id.not_in(skip))
+    sentence_id = execute(skipping, params).scalar()
+    if sentence_id is not None or _is_sqlite():
+        return sentence_id
+    # Nothing free: is everything left held by others (they commit within
+    # milliseconds), or is nothing left at all? Never queue for the lock:
+    # the holder may hold it while looking for the sentence this
+    # transaction holds (the one just answered), and so on in a circle.
+    plain = _NEXT_SENTENCE.where(Sentence.id.not_in(skip)) if skip else _NEXT_SENTENCE
+    for pause in BUSY_PAUSES:
+        if execute(plain, params).scalar() is None:
+            return None
+        time.sleep(pause * random.uniform(0.5, 1.5))
+        sentence_id = execute(skipping, params).scalar()
+        if sentence_id is not None:
+            return sentence_id
+    raise AllHeld()
+
+
+# Waits (seconds) for a held sentence to be free.
+BUSY_PAUSES = (0.002, 0.005, 0.01, 0.02, 0.04, 0.08)
+
+
+class AllHeld(OperationalError):
+    """Every sentence left is held by other transactions: this one gives up
+    its locks and runs again (``evaluation.retrying`` does), so a circle of
+    volunteers each holding what the next one wants always breaks."""
+
+    def __init__(self):
+        super().__init__("next sentence", None, RuntimeError("every open sentence is held"))
+
+
+def take_slot(campaign, participation, rng):
+    """Reserve the emptiest open slot of the fullest open sentence the
+    volunteer has not judged: (slot row, sentence id, (source, text of
+    system a, text of system b or None)), or None when nothing is left."""
+    skip = set()
+    for _attempt in range(20):
+        sentence_id = _next_sentence(campaign.id, participation.id, skip)
+        if sentence_id is None:
+            return None
+        # The sentence is locked, so its slots' counters are current.
+        slots = execute(_OPEN_SLOTS, {"sentence_id": sentence_id}).all()
+        slot = choose_slot(slots, rng)
+        if slot is not None:
+            taken = execute(
+                _TAKE_SLOT,
+                {
+                    "slot_id": slot.id,
+                    "text_sentence": sentence_id,
+                    "text_system_a": slot.system_a_id,
+                    "text_system_b": slot.system_b_id,
+                },
+            ).first()
+            if taken is not None:
+                # The sentence is locked above; its counters move with the commit.
+                bump_sentence(sentence_id, 1, deferred=True)
+                return slot, sentence_id, tuple(taken)
+        skip.add(sentence_id)
+    return None
