@@ -9,7 +9,7 @@ from flask_babel import lazy_gettext as _l
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
 
-from . import config as config_module
+from . import config as config_module, protocols
 from .choices import (AGE_GROUPS, CAMPAIGN_STATUSES, EXPORTS, HOLD_REASONS, LANGUAGE_LEVELS, ROLES, STUDIES_FIELDS,
                       STUDIES_LEVELS, label)
 from .extensions import babel, csrf, db, limiter, login_manager, migrate, socketio
@@ -167,6 +167,8 @@ def create_app(overrides=None):
     from .services.schedule import phase_of
 
     # Where the campaign stands now: the volunteer pages say when it opens or that it ended.
+    # The template of a protocol's texts (task, instructions, rule, dismissal).
+    app.jinja_env.globals["protocol_texts"] = lambda campaign: protocols.of(campaign).TEXTS
     app.jinja_env.globals["campaign_phase"] = lambda campaign: phase_of(campaign, utcnow())
     from .web import url_if_exists
 

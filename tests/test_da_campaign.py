@@ -244,3 +244,27 @@ def test_a_fluency_campaign_shows_no_source(app, client, da_campaign):
     html = client.get("/c/test/evaluate").get_data(as_text=True)
     assert 'id="text-source"' not in html and "How fluent is this text?" in html
     assert client.get("/c/test/api/item").get_json()["item"]["source"] is None
+
+
+def test_the_campaign_pages_describe_scoring_not_choosing(app, client, da_campaign):
+    da_campaign(sentences=3)
+    page = client.get("/c/test/").get_data(as_text=True)
+    assert "score how well it expresses the meaning, from 0 to 100" in page
+    assert "which translation is better" not in page
+    register(client)
+    page = client.get("/c/test/instructions").get_data(as_text=True)
+    assert "Move the slider" in page and "damaged translations" in page
+    assert "control sentence" not in page and "equal quality" not in page
+
+
+def test_a_dismissed_optimiser_is_told_why_in_the_protocols_words(app, client, da_campaign):
+    da_campaign(sentences=40, qc_share=50, qc_distance=2, qc_min_pairs=3)
+    register(client)
+    headers = {"X-CSRFToken": csrf_token(client, "/c/test/welcome")}
+    data = client.get("/c/test/api/item").get_json()
+    while data["item"] is not None:
+        data = client.post("/c/test/api/judgment", json={"token": data["item"]["token"], "score": 70},
+                           headers=headers).get_json()
+    assert data["status"] == "dismissed"
+    page = client.get("/c/test/evaluate").get_data(as_text=True)
+    assert "did not tell the damaged translations" in page and "control sentences" not in page

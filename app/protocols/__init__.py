@@ -4,7 +4,8 @@ item is and when a volunteer fails, and how the item is shown (its
 template). The shared machinery (assignment, answers, evaluation, exports,
 dashboard) asks ``of(campaign)`` instead of branching on the protocol's name.
 
-A protocol module has: ``NAME``, ``TEMPLATE``, ``question(campaign)``, for
+A protocol module has: ``NAME``, ``TEMPLATE`` (the item), ``TEXTS`` (the
+volunteer's task, instructions, rule and dismissal), ``question(campaign)``, for
 the importer ``USES_CONTROLS``, ``SETTINGS``, ``check_settings`` and ``units``,
 ``serve``, ``CURRENT_ITEM``, ``texts_of``, ``reading_words``, ``parse``,
 ``form``, ``form_answer``, ``answer_values``, ``counters``,

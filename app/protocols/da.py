@@ -18,6 +18,7 @@ from ..services.slots import take_slot
 
 NAME = "da"
 TEMPLATE = "volunteer/item_da.html"
+TEXTS = "volunteer/protocol_da.html"  # task, instructions, rule, dismissal
 DIMENSIONS = ("adequacy", "fluency")
 CONTEXTS = ("source", "reference")  # what adequacy is judged against
 USES_CONTROLS = False  # quality control is made from the campaign's outputs

@@ -15,6 +15,7 @@ from ..services.slots import take_slot
 
 NAME = "pairwise"
 TEMPLATE = "volunteer/item_pairwise.html"
+TEXTS = "volunteer/protocol_pairwise.html"  # task, instructions, rule, dismissal
 CHOICES = ("left", "right", "equal")
 # The importer reads the campaign's control sentences and practice items.
 USES_CONTROLS = True
