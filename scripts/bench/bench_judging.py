@@ -1,6 +1,7 @@
 """Judging benchmark (issues 2 and 17): submit-and-next against its ceiling.
 
     .venv/bin/python scripts/bench/bench_judging.py          (make bench; about 2 minutes)
+    .venv/bin/python scripts/bench/bench_judging.py --protocol da   (a DA campaign, issue 20)
 
 In one run:
 
@@ -37,13 +38,13 @@ TARGET_RATIO = 1.5  # next item at 50,000 sentences against 500
 def judging(args, workdir):
     """{server: {level: drive's figures}}, and the acknowledged judgments' check."""
     log("setting up Bozka: migrations, campaign ...")
-    env, database = bozka_instance(workdir, args.sentences)
+    env, database = bozka_instance(workdir, args.sentences, args.protocol)
     # Registration from one address needs the rate limits off; the measured server has the defaults.
     with Server(dict(env, RATELIMIT_ENABLED="false"), workdir, name="setup") as setup:
         log(f"registering {sum(args.levels)} volunteers through the pages ...")
         volunteers = register(setup.url, sum(args.levels), "bench")
     ceiling_env = dict(env, BENCH_CEILING_DB=os.path.join(workdir, "ceiling.sqlite3"),
-                       BENCH_CEILING_SENTENCES=str(args.sentences))
+                       BENCH_CEILING_SENTENCES=str(args.sentences), BENCH_CEILING_PROTOCOL=args.protocol)
     results = {"Bozka": {}, "ceiling": {}}
     with Server(env, workdir) as bozka, Server(ceiling_env, workdir, "ceiling:app", HERE, "ceiling") as ceiling:
         for level in args.levels:  # fresh volunteers at each level: nobody runs out of sentences
@@ -56,7 +57,7 @@ def judging(args, workdir):
     return results, check, command
 
 
-def next_item(sizes, workdir, volunteers=30, history=40, rounds=10, base=500):
+def next_item(sizes, workdir, protocol, volunteers=30, history=40, rounds=10, base=500):
     """{sentences: serve_next's times in µs}, each call rolled back so that all see the same state.
 
     The campaign is imported (``base`` sentences) and copied up to the size; 10 % of its sentences are
@@ -73,7 +74,7 @@ def next_item(sizes, workdir, volunteers=30, history=40, rounds=10, base=500):
     from app.services.quality import is_control_position, volunteer_seed
 
     now, rng = datetime(2026, 1, 1, 12), random.Random(1)
-    folder = write_campaign(os.path.join(workdir, "campaign-next"), base)
+    folder = write_campaign(os.path.join(workdir, "campaign-next"), base, protocol=protocol)
     built = {}
     for size in sizes:
         log(f"next item: {size:,} sentences ...")
@@ -163,16 +164,18 @@ def main(argv=None):
     parser.add_argument("--warmup", type=float, default=2.0, help="seconds before measuring, per level")
     parser.add_argument("--duration", type=float, default=8.0, help="seconds measured per level")
     parser.add_argument("--sentences", type=int, default=2000, help="sentences of the HTTP campaign")
+    parser.add_argument("--protocol", choices=("pairwise", "da"), default="pairwise",
+                        help="the campaign's protocol (da: one translation scored 0-100, with quality-control items)")
     parser.add_argument("--next-sizes", type=lambda s: [int(x) for x in s.split(",")], default=[500, 50000],
                         help="campaign sizes for the next-item timing (multiples of 500)")
     args = parser.parse_args(argv)
     started, busy = time.time(), machine_busy()
     with scratch() as workdir:
         results, check, command = judging(args, workdir)
-        times = next_item(args.next_sizes, workdir)
+        times = next_item(args.next_sizes, workdir, args.protocol)
 
     print(f"\nJudging over HTTP: {os.cpu_count()} cores, {busy:.0f} % busy before the run; campaign of "
-          f"{args.sentences:,} sentences x 5 systems; both servers run `{command}` (ceiling: ceiling:app)\n")
+          f"{args.sentences:,} sentences x 5 systems, {args.protocol}; both servers run `{command}` (ceiling: ceiling:app)\n")
     rows = []
     for name, levels in results.items():
         for level, r in levels.items():

@@ -58,8 +58,10 @@ def next_item(after):
         .order_by(Sentence.is_open, Sentence.id).limit(1)).first()
     if sentence is None:
         return None
-    return {"token": str(sentence.id), "position": sentence.id, "source": sentence.source,
-            "left": sentence.left_text, "right": sentence.right_text}
+    item = {"token": str(sentence.id), "position": sentence.id, "source": sentence.source}
+    if os.environ.get("BENCH_CEILING_PROTOCOL") == "da":
+        return item | {"translation": sentence.left_text}
+    return item | {"left": sentence.left_text, "right": sentence.right_text}
 
 
 @app.get("/c/<slug>/api/item")
@@ -70,11 +72,13 @@ def api_item(slug):
 @app.post("/c/<slug>/api/judgment")
 def api_judgment(slug):
     data = request.get_json(silent=True) or {}
-    if data.get("choice") not in ("left", "right", "equal") or not str(data.get("token", "")).isdigit():
+    # A pairwise choice, or a DA score (stored as text: the ceiling keeps one table).
+    answer = data.get("choice") if data.get("choice") in ("left", "right", "equal") else data.get("score")
+    if answer is None or not str(data.get("token", "")).isdigit():
         return jsonify({"status": "error"}), 400
     sentence_id = int(data["token"])
     db.session.add(Judgment(volunteer=request.headers.get("X-Bench-Volunteer", "?"), sentence_id=sentence_id,
-                            choice=data["choice"]))
+                            choice=str(answer)))
     item = next_item(sentence_id) or next_item(0)  # the select flushes the new row; wrap around at the end
     db.session.commit()
     return jsonify({"status": "accepted", "answered": 0, "tickets": [], "new_ticket": None, "item": item})

@@ -4,7 +4,9 @@
 One gevent greenlet per volunteer, each with one keep-alive connection. A
 volunteer answers its item with ``POST /c/<slug>/api/judgment``, whose
 response carries the next item; a control (known by its source text) is
-answered correctly, anything else at random. Closed loop without think
+answered correctly, anything else at random. A DA item (it has a
+``translation``) is scored: 50-100 as the system wrote it, 0-40 when
+words are missing (a bad reference), so the live rule lets the volunteer be. Closed loop without think
 time, or with ``rate`` an open loop: judgment n is due at start + n / rate
 and is sent by volunteer n mod V (at once if that volunteer is late).
 
@@ -21,6 +23,7 @@ monkey.patch_all()
 import http.client  # noqa: E402
 import json  # noqa: E402
 import random  # noqa: E402
+import re  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 
@@ -59,13 +62,16 @@ class Volunteer:
         """One judgment: [sent, responded, status, is test item, token]."""
         item = self.item
         better = self.job["controls"].get(item["source"])
-        if better is None:
-            choice = self.rng.choices(("left", "right", "equal"), (45, 45, 10))[0]
+        if "translation" in item:
+            whole = re.fullmatch(r"Output \d+ of \w+\.", item["translation"])
+            answer = {"score": self.rng.randint(50, 100) if whole else self.rng.randint(0, 40)}
+        elif better is None:
+            answer = {"choice": self.rng.choices(("left", "right", "equal"), (45, 45, 10))[0]}
         else:
-            choice = "left" if item["left"] == better else "right"
+            answer = {"choice": "left" if item["left"] == better else "right"}
         sent = time.time()
         try:
-            status, data = self.request("POST", "judgment", json.dumps({"token": item["token"], "choice": choice}))
+            status, data = self.request("POST", "judgment", json.dumps({"token": item["token"], **answer}))
         except (OSError, http.client.HTTPException):
             status, data = "connection-error", None
         record = [sent, time.time(), status, better is None, item["token"]]

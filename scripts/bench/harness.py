@@ -159,8 +159,9 @@ class Server:
         self.stop()
 
 
-def write_campaign(folder, sentences, systems=("A", "B", "C", "D", "E")):
-    """A campaign folder (docs/campaign-format.md) with generated texts and the 20 CONTROLS."""
+def write_campaign(folder, sentences, systems=("A", "B", "C", "D", "E"), protocol="pairwise"):
+    """A campaign folder (docs/campaign-format.md) with generated texts and the 20 CONTROLS
+    (which a DA campaign does not use)."""
     os.makedirs(os.path.join(folder, "systems"), exist_ok=True)
     files = {"source.txt": [f"Source sentence number {i}." for i in range(1, sentences + 1)],
              "controls.tsv": ["source\tbetter\tworse"] + [f"Control {i}.\tGood {i}.\tBad {i}." for i in range(1, 21)]}
@@ -171,7 +172,9 @@ def write_campaign(folder, sentences, systems=("A", "B", "C", "D", "E")):
             handle.write("\n".join(lines) + "\n")
     with open(os.path.join(folder, "campaign.toml"), "w") as handle:
         handle.write(f'slug = "{SLUG}"\nname = "Benchmark"\nsource_language = "en"\ntarget_language = "eu"\n'
-                     'source = "source.txt"\ncontrols = "controls.tsv"\n[systems]\n'
+                     'source = "source.txt"\n'
+                     + ('controls = "controls.tsv"\n' if protocol == "pairwise" else f'protocol = "{protocol}"\n')
+                     + "[systems]\n"
                      + "".join(f'{name} = "systems/{name}.txt"\n' for name in systems))
     return folder
 
@@ -192,12 +195,12 @@ def bozka_env(instance, **settings):
     return dict(env, BOZKA_INSTANCE=instance, SECRET_KEY=secrets.token_hex(16), PYTHONPATH=ROOT, **settings)
 
 
-def bozka_instance(workdir, sentences, **settings):
+def bozka_instance(workdir, sentences, protocol="pairwise", **settings):
     """A fresh SQLite instance (migrations, then the generated campaign): (environment, database file)."""
     instance = os.path.join(workdir, "instance")
     env = bozka_env(instance, **settings)
     flask(["db", "upgrade"], env)
-    log(f"  {flask(['campaign', 'import', write_campaign(os.path.join(workdir, 'campaign'), sentences)], env)}")
+    log(f"  {flask(['campaign', 'import', write_campaign(os.path.join(workdir, 'campaign'), sentences, protocol=protocol)], env)}")
     return env, os.path.join(instance, "bozka.sqlite3")
 
 
