@@ -268,3 +268,13 @@ def test_a_dismissed_optimiser_is_told_why_in_the_protocols_words(app, client, d
     assert data["status"] == "dismissed"
     page = client.get("/c/test/evaluate").get_data(as_text=True)
     assert "did not tell the damaged translations" in page and "control sentences" not in page
+
+
+def test_the_live_rules_thresholds_change_while_the_campaign_runs(da_campaign):
+    from app.services.importer import change_settings
+
+    campaign = da_campaign(sentences=3)
+    assert change_settings(campaign, {"qc_min_pairs": 8, "qc_min_spread": 5}) == {"qc_min_pairs": 8, "qc_min_spread": 5.0}
+    assert (campaign.qc_min_pairs, campaign.qc_min_spread) == (8, 5.0)
+    with pytest.raises(CampaignFormatError, match="cannot change while the campaign runs: qc_share"):
+        change_settings(campaign, {"qc_share": 50})

@@ -32,6 +32,7 @@ SETTINGS = {
     "qc_min_spread": (float, 3.0, 0.0, 50),
 }
 WORDS = {"da_dimension": DIMENSIONS, "da_context": CONTEXTS}
+LIVE_SETTINGS = ("qc_min_pairs", "qc_min_spread")  # the live rule's thresholds
 
 
 def check_settings(settings, has_references):

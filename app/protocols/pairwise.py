@@ -21,6 +21,7 @@ CHOICES = ("left", "right", "equal")
 USES_CONTROLS = True
 SETTINGS = {}  # the control settings are the importer's (they predate protocols)
 WORDS = {}
+LIVE_SETTINGS = ()
 
 
 def check_settings(settings, has_references):

@@ -167,8 +167,9 @@ def _require(data, key, kind=str):
     return value.strip() if kind is str else value
 
 
-# Settings an organiser may change while the campaign runs (``change_settings``):
-# the others decide how many judgments the campaign holds and who saw what.
+# Settings an organiser may change while the campaign runs (``change_settings``;
+# a protocol adds its own LIVE_SETTINGS): the others decide how many
+# judgments the campaign holds and who saw what.
 LIVE_SETTINGS = ("daily_cap", "fast_seconds_per_word", "hold_min_tests", "hold_alpha", "hold_fast_run")
 
 
@@ -189,10 +190,12 @@ def _settings(data, protocol):
 def change_settings(campaign, raw):
     """Change settings of a running campaign (only LIVE_SETTINGS); the
     values are checked as the importer checks them. Returns them."""
-    fixed = sorted(set(raw) & set(SETTINGS) - set(LIVE_SETTINGS))
+    protocol = protocols.of(campaign)
+    known, live = SETTINGS | protocol.SETTINGS, LIVE_SETTINGS + protocol.LIVE_SETTINGS
+    fixed = sorted(set(raw) & set(known) - set(live))
     if fixed:
         raise CampaignFormatError("campaign.toml", None, f"cannot change while the campaign runs: {', '.join(fixed)}")
-    settings = checked_settings(raw, {name: SETTINGS[name] for name in LIVE_SETTINGS}, defaults=False)
+    settings = checked_settings(raw, {name: known[name] for name in live}, defaults=False)
     for name, value in settings.items():
         setattr(campaign, name, value)
     return settings
