@@ -74,16 +74,16 @@ def settings_command(slug, changes):
         except importer.CampaignFormatError as exc:
             raise click.ClickException(exc.message) from None
         db.session.commit()
-    for name in importer.SETTINGS:
-        changeable = " (may change while the campaign runs)" if name in importer.LIVE_SETTINGS else ""
-        click.echo(f"{name} = {getattr(campaign, name)}{changeable}")
+    click.echo(f"protocol = {campaign.protocol}")
+    for name, value, live in importer.settings_of(campaign):
+        click.echo(f"{name} = {value}{' (may change while the campaign runs)' if live else ''}")
 
 
 @campaign_cli.command("list")
 def list_command():
     for campaign in db.session.scalars(select(Campaign).order_by(Campaign.id)):
         click.echo(
-            f"{campaign.slug}\t{campaign.status}\t{campaign.collected_judgments}/"
+            f"{campaign.slug}\t{campaign.protocol}\t{campaign.status}\t{campaign.collected_judgments}/"
             f"{campaign.target_judgments} judgments"
         )
 

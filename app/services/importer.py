@@ -187,6 +187,13 @@ def _settings(data, protocol):
     return checked_settings(raw, SETTINGS | protocol.SETTINGS)
 
 
+def settings_of(campaign):
+    """[(name, value, may change while the campaign runs)] of a campaign's settings."""
+    protocol = protocols.of(campaign)
+    live = LIVE_SETTINGS + protocol.LIVE_SETTINGS
+    return [(name, getattr(campaign, name), name in live) for name in SETTINGS | protocol.SETTINGS]
+
+
 def change_settings(campaign, raw):
     """Change settings of a running campaign (only LIVE_SETTINGS); the
     values are checked as the importer checks them. Returns them."""
