@@ -34,6 +34,11 @@
   box.querySelector(".slider-box").hidden = false;
   reset();
   slider.addEventListener("input", function () { set(Number(slider.value)); });
+  // A tap or click where the hidden thumb already sits (the middle) changes
+  // nothing, so no "input" comes: it still gives that score.
+  slider.addEventListener("pointerup", function () {
+    if (slider.classList.contains("untouched")) set(Number(slider.value));
+  });
   slider.addEventListener("keydown", function (event) {
     // One rule in every browser (and mirrored in right-to-left pages); the
     // first key gives the middle, not a step from an invisible value.
