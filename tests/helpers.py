@@ -17,7 +17,7 @@ def quiet_demo_commands():
     """``flask`` arguments that turn the floor and the signs off in the demo
     campaigns of a live test site (whose browsers and scripts answer at once)."""
     quiet = [f"{name}={value}" for name, value in QUIET_SIGNS.items()]
-    return [["campaign", "settings", slug, *quiet] for slug in ("demo-en-eu", "demo-en-ur")]
+    return [["campaign", "settings", slug, *quiet] for slug in ("demo-en-eu", "demo-en-ur", "demo-en-eu-da")]
 
 
 def write_campaign(folder, sentences=12, systems=("A", "B", "C"), controls=20, identical=(), practice=0,
