@@ -38,9 +38,9 @@ def test_volunteer_registers_and_judges_twelve_items(browser, live_server, scree
     context.set_default_timeout(10_000)
     page = context.new_page()
     try:
-        # The home page lists the open campaigns (the demo has two).
+        # The home page lists the open campaigns (the demo has three, two of them English to Basque).
         page.goto(live_server + "/")
-        page.get_by_role("link", name="Demo: English to Basque").click()
+        page.get_by_role("link", name="Demo: English to Basque", exact=True).click()
         expect(page).to_have_url(re.compile(r"/c/demo-en-eu/$"))
         expect(page.get_by_role("heading", level=1)).to_have_text("Demo: English to Basque")
         page.get_by_role("link", name="Register", exact=True).click()
