@@ -61,6 +61,26 @@ EXPORTS = [
     ("discarded", _l("Discarded judgments")),
     ("volunteers", _l("Volunteer profiles")),
     ("wmt", _l("WMT / Appraise relative ranking")),
+    ("da-judgments", _l("Every score")),
+    ("wmt-da", _l("WMT Direct Assessment")),
+]
+
+# Why the live rules dismissed a volunteer (Participation.dismissed_reason):
+# the codes of services/quality and services/da_quality. An organiser's own
+# reason is free text and shown as written.
+DISMISSAL_REASONS = [
+    ("failed one of the first control sentences", _l("failed one of the first control sentences")),
+    ("failed more than the allowed share of control sentences",
+     _l("failed more than the allowed share of control sentences")),
+    ("bad_references_not_lower", _l("bad references scored no lower than their originals")),
+    ("scores_barely_vary", _l("scores barely vary")),
+]
+
+# The kinds of DA quality-control item (Item.qc_kind, services/da_quality.KINDS).
+QUALITY_KINDS = [
+    ("bad_reference", _l("bad reference")),
+    ("repeat", _l("repeat")),
+    ("reference", _l("reference as translation")),
 ]
 
 

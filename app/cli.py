@@ -10,7 +10,7 @@ from sqlalchemy import select
 
 from .extensions import db
 from .models import ROLES, Campaign, User, utcnow
-from .services import accounts, importer
+from .services import accounts, export, importer
 from .services.importer import CampaignFormatError, create_campaign, read_campaign
 
 DEMO_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "demo")
@@ -183,15 +183,20 @@ def _campaign(slug):
 
 
 @click.command("export")
-@click.argument("kind", type=click.Choice(["judgments", "controls", "discarded", "volunteers", "wmt"]))
+@click.argument("kind", type=click.Choice(export.KINDS))
 @click.argument("slug")
-@click.option("--format", "fmt", type=click.Choice(["csv", "jsonl"]), default="csv")
+@click.option("--format", "fmt", type=click.Choice(export.FORMATS),
+              help="csv or jsonl; wmt-da is tsv (default: the export's first format).")
 @click.option("--output", "-o", type=click.Path(dir_okay=False), help="A file (default: standard output).")
 def export_command(kind, slug, fmt, output):
-    """Stream an export of a campaign (see docs/export-format.md)."""
-    from .services import export
-
+    """Stream an export of a campaign (see docs/export-format.md); a campaign
+    offers the exports of its protocol."""
     campaign = _campaign(slug)
+    fmt = fmt or export.EXPORTS[kind].formats[0]
+    try:
+        export.check(campaign, kind, fmt)
+    except export.ExportError as exc:
+        raise click.ClickException(str(exc)) from None
     handle = open(output, "w", encoding="utf-8", newline="") if output else click.get_text_stream("stdout")
     try:
         for chunk in export.stream(campaign, kind, fmt):

@@ -10,8 +10,8 @@ from sqlalchemy import event
 from sqlalchemy.engine import Engine
 
 from . import config as config_module, protocols
-from .choices import (AGE_GROUPS, CAMPAIGN_STATUSES, EXPORTS, HOLD_REASONS, LANGUAGE_LEVELS, ROLES, STUDIES_FIELDS,
-                      STUDIES_LEVELS, label)
+from .choices import (AGE_GROUPS, CAMPAIGN_STATUSES, DISMISSAL_REASONS, EXPORTS, HOLD_REASONS, LANGUAGE_LEVELS,
+                      QUALITY_KINDS, ROLES, STUDIES_FIELDS, STUDIES_LEVELS, label)
 from .extensions import babel, csrf, db, limiter, login_manager, migrate, socketio
 from .languages import available_locales, language_name, select_locale, text_direction
 
@@ -163,6 +163,8 @@ def create_app(overrides=None):
     app.jinja_env.globals["role_label"] = partial(label, ROLES)
     app.jinja_env.globals["export_label"] = partial(label, EXPORTS)
     app.jinja_env.globals["hold_label"] = partial(label, HOLD_REASONS)
+    app.jinja_env.globals["dismissal_label"] = partial(label, DISMISSAL_REASONS)
+    app.jinja_env.globals["quality_kind_label"] = partial(label, QUALITY_KINDS)
     from .models import utcnow
     from .services.schedule import phase_of
 

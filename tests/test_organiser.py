@@ -152,8 +152,9 @@ def test_dashboard_figures(app, make_campaign):
     totals = data["totals"]
     assert totals["registered"] == 4 and totals["dismissed"] == 0
     valid = db.session.scalar(select(func.count()).where(Item.slot_id.is_not(None), Item.answered_at.is_not(None)))
-    assert totals["judgments"] == valid == sum(p["collected"] for p in data["pairs"])
-    assert totals["control_pass_rate"] == 100.0 and totals["controls_answered"] == 4 * 4
+    pairwise = data["protocol"]
+    assert totals["judgments"] == valid == sum(p["collected"] for p in pairwise["pairs"])
+    assert pairwise["control_pass_rate"] == 100.0 and pairwise["controls_answered"] == 4 * 4
     assert totals["median_per_active"] == 12 and totals["active_now"] == 4
     assert [b["count"] for b in data["contributions"]] == [4, 0, 0, 0, 0]
     age = {row["key"]: row for row in data["profile"]["age_group"]}

@@ -3,7 +3,7 @@ from flask_babel import format_datetime, gettext as _
 from flask_login import current_user
 from sqlalchemy import func, select
 
-from .. import realtime
+from .. import protocols, realtime
 from ..choices import CAMPAIGN_STATUSES, ROLES, label
 from ..extensions import db
 from ..models import Campaign, Participation, User, utcnow
@@ -47,7 +47,7 @@ def campaign(slug):
         }
     return render_template(
         "organiser/dashboard.html", campaign=campaign, data=dashboard.summary(campaign, utcnow()),
-        forms=forms, kinds=export.KINDS,
+        forms=forms, exports=export.offered(campaign),
     )
 
 
@@ -180,11 +180,15 @@ def raffle_notify(slug):
 @role_required(*STAFF)
 def export_file(slug, kind, fmt):
     campaign = campaign_or_404(slug)
-    if kind not in export.KINDS or fmt not in ("csv", "jsonl"):
+    if kind not in export.KINDS or fmt not in export.FORMATS:
         abort(404)
+    try:
+        export.check(campaign, kind, fmt)
+    except export.ExportError as exc:
+        return render_template("error.html", title=_("Not found"), message=str(exc)), 404
     audit(current_user, "export", campaign.slug, kind=kind, format=fmt)
     db.session.commit()
-    mimetype = "text/csv" if fmt == "csv" else "application/x-ndjson"
+    mimetype = {"csv": "text/csv", "jsonl": "application/x-ndjson", "tsv": "text/tab-separated-values"}[fmt]
     body = stream_with_context(export.stream(campaign, kind, fmt))
     return Response(body, mimetype=mimetype, headers={
         "Content-Disposition": f'attachment; filename="{campaign.slug}-{kind}.{fmt}"',
@@ -216,7 +220,7 @@ def suspicious_report(slug):
     """Patterns worth a look; organisers decide, nothing is punished here."""
     campaign = campaign_or_404(slug)
     return render_template("organiser/suspicious.html", campaign=campaign, report=suspicious.report(campaign),
-                           held=review.held_volunteers(campaign))
+                           held=review.held_volunteers(campaign), signs=protocols.of(campaign).SIGNS)
 
 
 @bp.route("/c/<slug>/volunteer/<int:participation_id>")

@@ -13,7 +13,7 @@ from sqlalchemy.orm import aliased
 
 from ..database import execute
 from ..models import Item, Output, Sentence, Slot
-from ..services import da_quality, quality
+from ..services import da_dashboard, da_quality, da_review, quality
 from ..services.slots import take_slot
 
 NAME = "da"
@@ -33,6 +33,11 @@ SETTINGS = {
 }
 WORDS = {"da_dimension": DIMENSIONS, "da_context": CONTEXTS}
 LIVE_SETTINGS = ("qc_min_pairs", "qc_min_spread")  # the live rule's thresholds
+# What the organisers' pages show and offer (services/export.py, dashboard.py, review.py).
+EXPORTS = ("da-judgments", "wmt-da", "volunteers")
+PANEL = "organiser/_panel_da.html"
+REVIEW = "organiser/_review_da.html"
+SIGNS = ("fast",)  # no sides, no "equal": only the reading floor's sign applies
 
 
 def check_settings(settings, has_references):
@@ -230,3 +235,12 @@ def payload(campaign, texts):
     """The item as the page and the JSON API show it: nothing tells a
     quality-control item from a test."""
     return {"source": _context(campaign, texts), "translation": texts[2]}
+
+
+def dashboard(campaign, participations):
+    """The DA part of the dashboard: per-system scores as the analysis
+    computes them, and the quality-control record (``da_dashboard``)."""
+    return da_dashboard.summary(campaign, participations)
+
+
+review_judgments = da_review.judgments_of

@@ -11,6 +11,7 @@ from sqlalchemy.orm import aliased
 from ..database import execute
 from ..models import Control, Item, Output, Sentence, Slot
 from ..services import holds, quality
+from ..services.pseudonyms import pseudonym
 from ..services.slots import take_slot
 
 NAME = "pairwise"
@@ -22,6 +23,11 @@ USES_CONTROLS = True
 SETTINGS = {}  # the control settings are the importer's (they predate protocols)
 WORDS = {}
 LIVE_SETTINGS = ()
+# What the organisers' pages show and offer (services/export.py, dashboard.py, review.py).
+EXPORTS = ("judgments", "controls", "discarded", "volunteers", "wmt")
+PANEL = "organiser/_panel_pairwise.html"
+REVIEW = "organiser/_review_pairwise.html"
+SIGNS = ("same_side", "equal", "fast")  # the signs of services/holds.py that apply
 
 
 def check_settings(settings, has_references):
@@ -227,3 +233,30 @@ def payload(campaign, texts):
     control from a test."""
     source, left, right = texts
     return {"source": source, "left": left, "right": right}
+
+
+def dashboard(campaign, participations):
+    """The pairwise part of the dashboard: completion per system pair and the
+    control record (``participations``: the rows the dashboard read)."""
+    from ..services.dashboard import pair_completion
+
+    controls = sum(p.controls_answered for p in participations)
+    failed = sum(p.controls_failed for p in participations)
+    return {
+        "pairs": pair_completion(campaign),
+        "controls_answered": controls,
+        "control_pass_rate": round(100 * (controls - failed) / controls, 2) if controls else None,
+        "control_pool_exhausted": sum(1 for p in participations if p.controls_seen_all),
+        # Who has seen every control (organisers see usernames, researchers pseudonyms).
+        "control_pool_volunteers": [
+            {"username": p.username, "volunteer": pseudonym(campaign, p.user_id)}
+            for p in participations if p.controls_seen_all and not p.dismissed_reason
+        ][:50],
+    }
+
+
+def review_judgments(participation):
+    """The volunteer's answered items as the organiser's page shows them."""
+    from ..services.review import judgments_of
+
+    return judgments_of(participation)

@@ -84,6 +84,12 @@ def quality_kind(seed, original_position, has_reference):
     return kinds[digest(f"{seed}:kind:{original_position}") % len(kinds)]
 
 
+def shown_translation(kind, text, degraded, reference):
+    """The translation an item of ``kind`` shows (None: a test item or a
+    repeat): the system's ``text``, its bad reference, or the reference."""
+    return {BAD_REFERENCE: degraded, REFERENCE: reference}.get(kind, text)
+
+
 def due_original(position, originals, distance):
     """The original to pair now, or None: the earliest of ``originals``
     (positions of scored originals without a quality-control item yet) at

@@ -12,10 +12,11 @@ from datetime import datetime, timedelta
 
 from sqlalchemy import case, func, select
 
+from .. import protocols
 from ..choices import AGE_GROUPS, LANGUAGE_LEVELS, STUDIES_FIELDS, STUDIES_LEVELS
 from ..extensions import db
 from ..models import Item, Participation, RaffleCommitment, Sentence, Slot, Ticket, User
-from . import leaderboard
+from . import da_dashboard, leaderboard
 from .pseudonyms import pseudonym
 
 CONTRIBUTION_BANDS = [(1, 25), (26, 100), (101, 250), (251, 600), (601, None)]
@@ -72,6 +73,9 @@ def rate_chart(per_minute, bars=120):
 
 
 def summary(campaign, now):
+    """The dashboard's figures: the shared ones, and under ``protocol`` those
+    of the campaign's protocol (``dashboard``), shown by its ``PANEL``."""
+    protocol = protocols.of(campaign)
     participations = db.session.execute(
         select(
             Participation.items_answered, Participation.dismissed_reason, Participation.controls_answered,
@@ -87,8 +91,6 @@ def summary(campaign, now):
     dismissed = Counter(p.dismissed_reason for p in participations if p.dismissed_reason)
     valid = [p for p in participations if not p.dismissed_reason]
     active_counts = [p.items_answered for p in valid if p.items_answered > 0]
-    controls = sum(p.controls_answered for p in participations)
-    failed = sum(p.controls_failed for p in participations)
     active_now = db.session.scalar(
         select(func.count(func.distinct(Item.participation_id))).where(
             Item.campaign_id == campaign.id,
@@ -112,17 +114,9 @@ def summary(campaign, now):
             "with_no_judgment": sum(1 for p in participations if p.items_answered == 0),
             "dismissed": sum(dismissed.values()),
             "dismissed_reasons": [{"reason": r, "count": n} for r, n in dismissed.most_common()],
-            "controls_answered": controls,
-            "control_pass_rate": round(100 * (controls - failed) / controls, 2) if controls else None,
             "median_per_active": statistics.median(active_counts) if active_counts else 0,
             "mean_per_active": round(statistics.fmean(active_counts), 2) if active_counts else 0,
-            "control_pool_exhausted": sum(1 for p in participations if p.controls_seen_all),
         },
-        # Who has seen every control (organisers see usernames, researchers pseudonyms).
-        "control_pool_volunteers": [
-            {"username": p.username, "volunteer": pseudonym(campaign, p.user_id)}
-            for p in participations if p.controls_seen_all and not p.dismissed_reason
-        ][:50],
         "profile": {
             "age_group": _profile(Counter(p.age_group for p in participations), AGE_GROUPS, registered),
             "studies_level": _profile(Counter(p.studies_level for p in participations), STUDIES_LEVELS, registered),
@@ -131,7 +125,8 @@ def summary(campaign, now):
             "target_level": _profile(Counter(p.target_level for p in participations), LANGUAGE_LEVELS, registered),
         },
         "contributions": bands,
-        "pairs": pair_completion(campaign),
+        "panel": protocol.PANEL,
+        "protocol": protocol.dashboard(campaign, participations),
         "sentences": sentence_histogram(campaign),
         "per_minute": per_minute,
         "chart": rate_chart(per_minute),
@@ -206,6 +201,7 @@ def raffle_state(campaign):
 
 
 def forget(campaign_id=None):
+    da_dashboard.forget(campaign_id)
     with _lock:
         if campaign_id is None:
             _minutes.clear()

@@ -6,12 +6,16 @@ volunteers appear under a pseudonym stable within the campaign.
 import csv
 import io
 import json
+from dataclasses import dataclass
 
+from flask_babel import lazy_gettext as _l
 from sqlalchemy import select
 from sqlalchemy.orm import aliased
 
+from .. import protocols
 from ..extensions import db
 from ..models import Control, Item, Participation, Sentence, Slot, Ticket, User
+from . import da_export
 from .pseudonyms import pseudonym
 
 JUDGMENT_COLUMNS = [
@@ -28,7 +32,6 @@ WMT_COLUMNS = [
     "system2rank", "segmentId", "system1Id", "system2Number", "system1Number", "trglang",
     "system1rank", "srcIndex", "judgeID", "srclang", "system2Id", "documentId",
 ]
-KINDS = ("judgments", "controls", "discarded", "volunteers", "wmt")
 BETTER, WORSE = "<better>", "<worse>"
 BATCH = 2000
 
@@ -161,14 +164,54 @@ def wmt_rows(campaign):
         yield wmt_row(row, campaign.source_language, campaign.target_language)
 
 
+@dataclass(frozen=True)
+class Kind:
+    columns: list
+    rows: object  # campaign -> dicts with those columns
+    formats: tuple  # the first is the default
+
+
+# Every export; a campaign offers those its protocol names (``EXPORTS``).
+EXPORTS = {
+    "judgments": Kind(JUDGMENT_COLUMNS, judgment_rows, ("csv", "jsonl")),
+    "controls": Kind(JUDGMENT_COLUMNS, lambda campaign: judgment_rows(campaign, "controls"), ("csv", "jsonl")),
+    "discarded": Kind(JUDGMENT_COLUMNS, lambda campaign: judgment_rows(campaign, "discarded"), ("csv", "jsonl")),
+    "volunteers": Kind(VOLUNTEER_COLUMNS, volunteer_rows, ("csv", "jsonl")),
+    "wmt": Kind(WMT_COLUMNS, wmt_rows, ("csv",)),
+    "da-judgments": Kind(da_export.DA_JUDGMENT_COLUMNS, da_export.da_judgment_rows, ("csv", "jsonl")),
+    # WMT's whitespace-separated layout: tab-separated, quoted system names.
+    "wmt-da": Kind(da_export.WMT_DA_COLUMNS, da_export.wmt_da_rows, ("tsv",)),
+}
+KINDS = tuple(EXPORTS)
+FORMATS = ("csv", "jsonl", "tsv")
+
+
+class ExportError(ValueError):
+    """An export the campaign does not offer; the message (translated when
+    shown) says which it offers."""
+
+
+def offered(campaign):
+    """The campaign's exports, as (kind, formats), in its protocol's order."""
+    return [(kind, EXPORTS[kind].formats) for kind in protocols.of(campaign).EXPORTS]
+
+
+def check(campaign, kind, fmt=None):
+    """Refuse (ExportError) an export, or a format of it, that the campaign does not offer."""
+    kinds = protocols.of(campaign).EXPORTS
+    if kind not in kinds:
+        raise ExportError(_l("The campaign %(slug)s does not offer the export %(kind)s; it offers: %(kinds)s.",
+                             slug=campaign.slug, kind=kind, kinds=", ".join(kinds)))
+    formats = EXPORTS[kind].formats
+    if fmt is not None and fmt not in formats:
+        raise ExportError(_l("The export %(kind)s comes as %(formats)s, not %(format)s.",
+                             kind=kind, formats=", ".join(formats), format=fmt))
+
+
 def rows(campaign, kind):
-    if kind == "volunteers":
-        return VOLUNTEER_COLUMNS, volunteer_rows(campaign)
-    if kind == "wmt":
-        return WMT_COLUMNS, wmt_rows(campaign)
-    if kind in ("judgments", "controls", "discarded"):
-        return JUDGMENT_COLUMNS, judgment_rows(campaign, kind)
-    raise ValueError(f"unknown export {kind!r}")
+    """(columns, rows) of an export the campaign offers."""
+    check(campaign, kind)
+    return EXPORTS[kind].columns, EXPORTS[kind].rows(campaign)
 
 
 def neutralise(value):
@@ -205,10 +248,10 @@ def as_jsonl(columns, records):
         yield json.dumps({column: record[column] for column in columns}, ensure_ascii=False) + "\n"
 
 
+WRITERS = {"csv": as_csv, "jsonl": as_jsonl, "tsv": da_export.as_wmt_table}
+
+
 def stream(campaign, kind, fmt):
-    columns, records = rows(campaign, kind)
-    if fmt == "csv":
-        return as_csv(columns, records)
-    if fmt == "jsonl":
-        return as_jsonl(columns, records)
-    raise ValueError(f"unknown format {fmt!r}")
+    """The export's text in chunks; ExportError if the campaign does not offer it."""
+    check(campaign, kind, fmt)
+    return WRITERS[fmt](EXPORTS[kind].columns, EXPORTS[kind].rows(campaign))

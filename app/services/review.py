@@ -12,6 +12,7 @@ from flask_babel import lazy_gettext as _l
 from sqlalchemy import func, select
 from sqlalchemy.orm import aliased
 
+from .. import protocols
 from ..extensions import db
 from ..models import Control, Item, Output, Participation, Sentence, Ticket, User
 from . import answers, raffle
@@ -100,6 +101,9 @@ class Record:
     judgments: list
     tickets: list
     signs: Signs
+    # The protocol's part of the page and the signs that apply (protocols: REVIEW, SIGNS).
+    template: str = None
+    signs_shown: tuple = ()
 
     @property
     def controls(self):
@@ -162,7 +166,8 @@ def volunteer_record(campaign, participation):
             .join(Participation, Participation.user_id == User.id)
             .where(Participation.campaign_id == campaign.id, User.signup_address == user.signup_address)
         )
-    judgments = judgments_of(participation)
+    protocol = protocols.of(campaign)
+    judgments = protocol.review_judgments(participation)
     tickets = db.session.scalars(
         select(Ticket).where(Ticket.participation_id == participation.id).order_by(Ticket.number)
     ).all()
@@ -175,7 +180,7 @@ def volunteer_record(campaign, participation):
         crowd_equal=share(campaign.equal_judgments, campaign.collected_judgments),
         since_clear=since_clear,
     )
-    return Record(participation, user, group, judgments, tickets, signs)
+    return Record(participation, user, group, judgments, tickets, signs, protocol.REVIEW, protocol.SIGNS)
 
 
 def held_volunteers(campaign):

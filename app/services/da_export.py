@@ -1,0 +1,105 @@
+"""The exports of a Direct Assessment campaign (docs/export-format.md):
+``da-judgments``, what ``scripts/analyse.py`` reads as ``bozka-da``, and
+``wmt-da``, WMT's published layout, which WMT's scripts and ours read.
+
+The column names are the analysis's own (``app.stats.da_loader``), so the
+writer and the reader cannot drift apart.
+"""
+from sqlalchemy import select
+
+from ..extensions import db
+from ..models import Item, Participation, Sentence, User
+from ..stats.da_loader import DA_COLUMNS
+from .pseudonyms import pseudonym
+
+BATCH = 2000
+SYSTEM = "system"  # the kind of a test item (da_quality.KINDS are the others)
+DA_JUDGMENT_COLUMNS = list(DA_COLUMNS)
+WMT_DA_COLUMNS = ["HITId", "WorkerId", "Input.src", "Input.trg", "Input.item", "hit",
+                  "sys_id", "rid", "type", "sid", "score", "time"]
+# WMT's names of the kinds of item (its MTurk files).
+WMT_TYPES = {SYSTEM: "SYSTEM", "repeat": "REPEAT", "bad_reference": "BAD_REF", "reference": "REF"}
+WMT_ITEMS = {"adequacy": "ad", "fluency": "fl"}  # Input.item, as WMT names its files
+NOT_AVAILABLE = "NA"
+
+
+def _iso(value):
+    return value.isoformat(timespec="seconds") + "Z" if value is not None else None
+
+
+def da_judgment_rows(campaign, valid_only=False):
+    """Dicts in DA_JUDGMENT_COLUMNS order, one per answered item, in the
+    order the scores were given; ``valid_only`` leaves discarded ones out."""
+    names = {system.id: system.name for system in campaign.systems}
+    query = (
+        select(
+            Item.id, Item.left_system_id, Item.qc_kind, Item.original_item_id, Item.score, Item.served_at,
+            Item.answered_at, Item.seconds, Item.discarded_at, Item.discarded_reason, Sentence.number,
+            Participation.user_id, Participation.source_level, Participation.target_level,
+            User.age_group, User.studies_level, User.studies_field,
+        )
+        .join(Participation, Participation.id == Item.participation_id)
+        .join(User, User.id == Participation.user_id)
+        .join(Sentence, Sentence.id == Item.sentence_id)
+        .where(Item.campaign_id == campaign.id, Item.answered_at.is_not(None))
+        .order_by(Item.answered_at, Item.id)
+    )
+    if valid_only:
+        query = query.where(Item.discarded_at.is_(None))
+    pseudonyms = {}
+    for row in db.session.execute(query.execution_options(yield_per=BATCH)):
+        (item_id, system_id, qc_kind, original_id, score, served_at, answered_at, seconds, discarded_at,
+         discarded_reason, sentence_number, user_id, source_level, target_level, age_group, studies_level,
+         studies_field) = row
+        if user_id not in pseudonyms:
+            pseudonyms[user_id] = pseudonym(campaign, user_id)
+        yield {
+            "campaign": campaign.slug,
+            "judgment_id": item_id,
+            "sentence_id": sentence_number,
+            "system": names[system_id],
+            "kind": qc_kind or SYSTEM,
+            "original_judgment_id": original_id,
+            "score": score,
+            "volunteer": pseudonyms[user_id],
+            "age_group": age_group,
+            "studies_level": studies_level,
+            "studies_field": studies_field,
+            "source_level": source_level,
+            "target_level": target_level,
+            "served_at": _iso(served_at),
+            "answered_at": _iso(answered_at),
+            "seconds": round(seconds, 3) if seconds is not None else None,
+            "discarded": discarded_at is not None,
+            "discard_reason": discarded_reason,
+        }
+
+
+def wmt_da_rows(campaign):
+    """WMT's DA rows: valid scores only (WMT publishes the judges it kept),
+    quality-control items included under WMT's type names with the system
+    and sentence of their original, which is how WMT pairs them."""
+    item = WMT_ITEMS[campaign.da_dimension]
+    for row in da_judgment_rows(campaign, valid_only=True):
+        yield {
+            "HITId": NOT_AVAILABLE, "WorkerId": row["volunteer"], "Input.src": campaign.source_language,
+            "Input.trg": campaign.target_language, "Input.item": item, "hit": NOT_AVAILABLE,
+            "sys_id": row["system"], "rid": NOT_AVAILABLE, "type": WMT_TYPES[row["kind"]],
+            "sid": row["sentence_id"], "score": row["score"],
+            "time": row["seconds"] if row["seconds"] is not None else NOT_AVAILABLE,
+        }
+
+
+def as_wmt_table(columns, records):
+    """Yield WMT's whitespace-separated text: tab-separated, a header line,
+    the system name in double quotes as WMT writes it (a name may hold a
+    space; the importer allows no quote in one)."""
+    yield "\t".join(columns) + "\n"
+    lines = []
+    for n, record in enumerate(records, start=1):
+        values = [f'"{record[c]}"' if c == "sys_id" else str(record[c]) for c in columns]
+        lines.append("\t".join(values) + "\n")
+        if n % 500 == 0:
+            yield "".join(lines)
+            lines = []
+    yield "".join(lines)
