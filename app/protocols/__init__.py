@@ -9,7 +9,10 @@ volunteer's task, instructions, rule and dismissal), ``question(campaign)``, for
 the importer ``USES_CONTROLS``, ``SETTINGS``, ``check_settings`` and ``units``,
 ``serve``, ``CURRENT_ITEM``, ``texts_of``, ``reading_words``, ``parse``,
 ``form``, ``form_answer``, ``answer_values``, ``counters``,
-``dismissal_reason``, ``payload``, ``EXPORTS`` and ``dashboard``.
+``dismissal_reason``, ``payload``, and for the organisers' pages ``EXPORTS``
+(the export kinds it offers), ``dashboard(campaign, participations)`` with
+its ``PANEL`` template, ``review_judgments(participation)`` with its
+``REVIEW`` template, and ``SIGNS`` (the hold signs that apply).
 """
 from . import da, pairwise
 
