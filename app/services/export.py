@@ -177,7 +177,7 @@ EXPORTS = {
     "controls": Kind(JUDGMENT_COLUMNS, lambda campaign: judgment_rows(campaign, "controls"), ("csv", "jsonl")),
     "discarded": Kind(JUDGMENT_COLUMNS, lambda campaign: judgment_rows(campaign, "discarded"), ("csv", "jsonl")),
     "volunteers": Kind(VOLUNTEER_COLUMNS, volunteer_rows, ("csv", "jsonl")),
-    "wmt": Kind(WMT_COLUMNS, wmt_rows, ("csv",)),
+    "wmt": Kind(WMT_COLUMNS, wmt_rows, ("csv", "jsonl")),
     "da-judgments": Kind(da_export.DA_JUDGMENT_COLUMNS, da_export.da_judgment_rows, ("csv", "jsonl")),
     # WMT's whitespace-separated layout: tab-separated, quoted system names.
     "wmt-da": Kind(da_export.WMT_DA_COLUMNS, da_export.wmt_da_rows, ("tsv",)),
