@@ -278,3 +278,13 @@ def test_the_live_rules_thresholds_change_while_the_campaign_runs(da_campaign):
     assert (campaign.qc_min_pairs, campaign.qc_min_spread) == (8, 5.0)
     with pytest.raises(CampaignFormatError, match="cannot change while the campaign runs: qc_share"):
         change_settings(campaign, {"qc_share": 50})
+
+
+def test_the_slider_speaks_the_interface_language(app, client, da_campaign):
+    da_campaign(sentences=3)
+    register(client)
+    html = client.get("/c/test/evaluate", headers={"Accept-Language": "eu"}).get_data(as_text=True)
+    for basque in ("Zenbateraino adierazten du itzulpenak jatorrizkoaren esanahia?", "0: batere ez",
+                   "100: ezin hobeto", "Puntuaziorik ez oraindik", "Mugitu graduatzailea puntuazio bat emateko."):
+        assert basque in html
+    assert "0: not at all" not in html
