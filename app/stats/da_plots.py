@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import os
 
-from .plots import COLOURS, _pyplot, _save
+from .plots import COLOURS, pyplot, save_figure
 
 __all__ = ["write_da_plots"]
 
 
 def z_scores_chart(result, directory: str) -> list[str]:
     """System z scores (best on top) with their 95% intervals."""
-    plt = _pyplot()
+    plt = pyplot()
     rows = [s for s in result["systems"] if s["z"] is not None][::-1]
     fig, ax = plt.subplots(figsize=(7, 0.45 * len(rows) + 1.4))
     ys = list(range(len(rows)))
@@ -26,7 +26,7 @@ def z_scores_chart(result, directory: str) -> list[str]:
     ax.set_yticklabels([f"{r['system']} (N={r['z_segments']})" for r in rows])
     ax.set_xlabel("mean z score over segments")
     ax.set_title("System z scores with 95% intervals")
-    paths = _save(fig, directory, "da_z_scores")
+    paths = save_figure(fig, directory, "da_z_scores")
     plt.close(fig)
     return paths
 
@@ -34,7 +34,7 @@ def z_scores_chart(result, directory: str) -> list[str]:
 def significance_chart(result, directory: str) -> list[str]:
     """Heat map of the Wilcoxon matrix: darker where the row system is
     better than the column system at a smaller p (as in WMT's figures)."""
-    plt = _pyplot()
+    plt = pyplot()
     import numpy as np
     from matplotlib.colors import BoundaryNorm, ListedColormap
 
@@ -59,7 +59,7 @@ def significance_chart(result, directory: str) -> list[str]:
     ax.set_title("One-sided Wilcoxon rank-sum: row better than column")
     bar = fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04, ticks=[0, 1, 2, 3])
     bar.ax.set_yticklabels(["p >= 0.05", "p < 0.05", "p < 0.01", "p < 0.001"])
-    paths = _save(fig, directory, "da_significance")
+    paths = save_figure(fig, directory, "da_significance")
     plt.close(fig)
     return paths
 

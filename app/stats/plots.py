@@ -16,14 +16,16 @@ __all__ = ["write_plots"]
 COLOURS = ("#08519c", "#6baed6", "#bdbdbd", "#fdae6b", "#d94801")
 
 
-def _pyplot():
+def pyplot():
+    """matplotlib's pyplot on the file-only backend (imported when a plot is asked for)."""
     import matplotlib
     matplotlib.use("Agg", force=True)
     import matplotlib.pyplot as plt
     return plt
 
 
-def _save(fig, directory: str, name: str) -> list[str]:
+def save_figure(fig, directory: str, name: str) -> list[str]:
+    """Save ``fig`` as PNG and SVG in ``directory``; the paths."""
     paths = []
     for ext in ("png", "svg"):
         path = os.path.join(directory, f"{name}.{ext}")
@@ -35,7 +37,7 @@ def _save(fig, directory: str, name: str) -> list[str]:
 def sentence_winners_chart(result, directory: str) -> list[str]:
     """Stacked horizontal bars: share of sentences per category and pair
     (like the paper's Figure 5)."""
-    plt = _pyplot()
+    plt = pyplot()
     pairs = result["pairs"]
     fig, ax = plt.subplots(figsize=(9, 0.55 * len(pairs) + 1.6))
     labels = CATEGORIES
@@ -61,14 +63,14 @@ def sentence_winners_chart(result, directory: str) -> list[str]:
     ax.set_title("Per-sentence winners by system pair", pad=26)
     ax.legend(ncol=5, loc="lower center", bbox_to_anchor=(0.5, 1.0),
               frameon=False, fontsize=8)
-    paths = _save(fig, directory, "sentence_winners")
+    paths = save_figure(fig, directory, "sentence_winners")
     plt.close(fig)
     return paths
 
 
 def bradley_terry_chart(result, directory: str) -> list[str]:
     """Bradley-Terry scores with bootstrap 95% intervals."""
-    plt = _pyplot()
+    plt = pyplot()
     rows = list(reversed(result["bradley_terry"]))
     fig, ax = plt.subplots(figsize=(7, 0.45 * len(rows) + 1.4))
     ys = range(len(rows))
@@ -89,14 +91,14 @@ def bradley_terry_chart(result, directory: str) -> list[str]:
     if has_ci:
         title += " with bootstrap 95% intervals"
     ax.set_title(title)
-    paths = _save(fig, directory, "bradley_terry")
+    paths = save_figure(fig, directory, "bradley_terry")
     plt.close(fig)
     return paths
 
 
 def win_matrix_chart(result, directory: str) -> list[str]:
     """Heat map: share of the row system's wins among decided judgments."""
-    plt = _pyplot()
+    plt = pyplot()
     import numpy as np
 
     m = result["win_matrix"]
@@ -121,7 +123,7 @@ def win_matrix_chart(result, directory: str) -> list[str]:
     ax.set_ylabel("winner")
     ax.set_title("Share of decided judgments won (row vs column)")
     fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
-    paths = _save(fig, directory, "win_matrix")
+    paths = save_figure(fig, directory, "win_matrix")
     plt.close(fig)
     return paths
 
