@@ -87,4 +87,9 @@ def from_env(instance_path):
         "REMEMBER_COOKIE_SAMESITE": "Lax",
         "WTF_CSRF_TIME_LIMIT": None,
         "BOZKA_RANDOM_SEED": os.environ.get("BOZKA_RANDOM_SEED"),
+        # Request bodies (docs/security.md, "Bounded requests"): at most this
+        # many bytes anywhere, refused with 413 before any of it is read; the
+        # JSON APIs (a judgment is about 100 bytes) take far less.
+        "MAX_CONTENT_LENGTH": int(os.environ.get("MAX_CONTENT_LENGTH", str(1024 * 1024))),
+        "BOZKA_MAX_JSON_BODY": int(os.environ.get("BOZKA_MAX_JSON_BODY", str(4 * 1024))),
     }

@@ -95,6 +95,9 @@ def create_app(overrides=None):
     app.extensions["bozka_rng"] = random.Random(int(seed)) if seed is not None else random.SystemRandom()
     logging.basicConfig(level=logging.INFO)
 
+    from . import limits
+
+    limits.init_app(app)  # first: no other hook may read a body it refuses
     db.init_app(app)
     migrate.init_app(app, db, directory=os.path.join(ROOT, "migrations"))
     csrf.init_app(app)
