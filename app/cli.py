@@ -108,12 +108,15 @@ def create_user_command(role, email, username, password):
         )
     import re
 
-    from .auth.forms import USERNAME_RE
+    from .auth.forms import USERNAME_PROBLEMS, USERNAME_RE
 
     if not (3 <= len(username.strip()) <= 40 and re.match(USERNAME_RE, username.strip())):
         raise click.ClickException("the username: 3 to 40 letters, digits, '.', '-' or '_'")
     if db.session.scalar(select(User.id).where(User.email == email.strip().lower())):
         raise click.ClickException(f"an account with email {email} exists")
+    problem = accounts.username_problem(username)
+    if problem:
+        raise click.ClickException(str(USERNAME_PROBLEMS[problem]))
     user = accounts.create_user(email, username, password, role=role)
     if role != "volunteer":
         user.email_confirmed_at = utcnow()
