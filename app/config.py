@@ -2,6 +2,8 @@
 import os
 import secrets
 
+from . import private
+
 
 def _bool(name, default=False):
     value = os.environ.get(name)
@@ -15,11 +17,12 @@ def _instance_secret(instance_path):
     path = os.path.join(instance_path, "secret_key")
     try:
         with open(path) as handle:
+            private.tighten(path, private.FILE)
             return handle.read().strip()
     except FileNotFoundError:
         secret = secrets.token_hex(32)
         try:
-            with open(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w") as handle:
+            with open(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, private.FILE), "w") as handle:
                 handle.write(secret)
         except FileExistsError:  # another process wrote it first
             return _instance_secret(instance_path)

@@ -4,6 +4,7 @@ once, before the client has sent it, and four of them at the same time
 leave the worker's memory as it was (issue 21 measured 100 MB to 522 MB
 before the limit). Under gevent's server the unread rest of a refused body
 is then read and dropped in 16 KB pieces, to keep the connection alive."""
+import os
 import socket
 import threading
 import time
@@ -142,3 +143,11 @@ def test_four_concurrent_100_mb_posts_leave_the_workers_memory_as_it_was(live, v
     assert peak[0] - before < 30, f"the worker grew from {before:.0f} MB to {peak[0]:.0f} MB"
     assert requests.get(live.url + "/login", timeout=10).status_code == 200
 
+
+def test_the_database_and_instance_are_private_while_the_site_runs(live):
+    """Issue 21, item 7, on the running site (its -wal and -shm files too;
+    the commands' files: test_security_files.py)."""
+    requests.get(live.url + "/login", timeout=10)
+    assert os.stat(live.instance).st_mode & 0o777 == 0o700
+    for name in ("bozka.sqlite3", "bozka.sqlite3-wal", "bozka.sqlite3-shm"):
+        assert os.stat(os.path.join(live.instance, name)).st_mode & 0o777 == 0o600, name
