@@ -8,6 +8,7 @@ STAMP := $(VENV)/.installed
 .PHONY: run test install catalogues chromium axe db demo bench clean
 
 $(STAMP): requirements.txt
+	bash scripts/install-icu.sh
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -r requirements.txt

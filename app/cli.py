@@ -108,17 +108,39 @@ def create_user_command(role, email, username, password):
         )
     import re
 
-    from .auth.forms import USERNAME_RE
+    from .auth.forms import USERNAME_PROBLEMS, USERNAME_RE
 
     if not (3 <= len(username.strip()) <= 40 and re.match(USERNAME_RE, username.strip())):
         raise click.ClickException("the username: 3 to 40 letters, digits, '.', '-' or '_'")
     if db.session.scalar(select(User.id).where(User.email == email.strip().lower())):
         raise click.ClickException(f"an account with email {email} exists")
+    problem = accounts.username_problem(username)
+    if problem:
+        raise click.ClickException(str(USERNAME_PROBLEMS[problem]))
     user = accounts.create_user(email, username, password, role=role)
     if role != "volunteer":
         user.email_confirmed_at = utcnow()
     db.session.commit()
     click.echo(f"Created {role} {username} <{user.email}>.")
+
+
+@user_cli.command("password")
+@click.argument("email")
+@click.option("--password", help="Asked for when not given.")
+def password_command(email, password):
+    """Set a new password for an account (its other sessions are logged out)."""
+    user = db.session.scalar(select(User).where(User.email == email.strip().lower()))
+    if user is None:
+        raise click.ClickException(f"no account with email {email}")
+    if password is None:
+        password = click.prompt("New password", hide_input=True, confirmation_prompt=True)
+    from .services.security import password_problem
+
+    if password_problem(password, user.username, user.email):
+        raise click.ClickException("this password is too short, too common or personal (docs/security.md)")
+    user.set_password(password)
+    db.session.commit()
+    click.echo(f"New password set for {user.username} <{user.email}>.")
 
 
 def load_demo():
@@ -160,14 +182,18 @@ def register(app):
         click.echo("")
         click.echo("Bozka is ready: http://127.0.0.1:5000")
         click.echo("  Volunteers: open the address and register.")
+        # The password is shown here once and kept nowhere in plain text.
         if password:
             click.echo(f"  Demo organiser: {email} / {password}  (http://127.0.0.1:5000/organiser/)")
-            with open(os.path.join(app.instance_path, "demo-organiser.txt"), "w") as handle:
-                handle.write(f"{email}\n{password}\n")
+            click.echo("  (shown only now: note it down)")
         else:
-            saved = os.path.join(app.instance_path, "demo-organiser.txt")
-            hint = f"password in {saved}" if os.path.exists(saved) else "password set earlier"
-            click.echo(f"  Demo organiser: {email} ({hint})")
+            click.echo(f"  Demo organiser: {email} (password shown when it was made)")
+        click.echo(f"  A new password: flask --app wsgi user password {email}")
+        # Older versions wrote the password to this file: it must not stay.
+        saved = os.path.join(app.instance_path, "demo-organiser.txt")
+        if os.path.exists(saved):
+            os.remove(saved)
+            click.echo(f"  Removed {saved}, which held the password in plain text.")
         click.echo("")
 
 

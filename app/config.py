@@ -2,6 +2,8 @@
 import os
 import secrets
 
+from . import private
+
 
 def _bool(name, default=False):
     value = os.environ.get(name)
@@ -15,11 +17,12 @@ def _instance_secret(instance_path):
     path = os.path.join(instance_path, "secret_key")
     try:
         with open(path) as handle:
+            private.tighten(path, private.FILE)
             return handle.read().strip()
     except FileNotFoundError:
         secret = secrets.token_hex(32)
         try:
-            with open(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w") as handle:
+            with open(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, private.FILE), "w") as handle:
                 handle.write(secret)
         except FileExistsError:  # another process wrote it first
             return _instance_secret(instance_path)
@@ -87,4 +90,9 @@ def from_env(instance_path):
         "REMEMBER_COOKIE_SAMESITE": "Lax",
         "WTF_CSRF_TIME_LIMIT": None,
         "BOZKA_RANDOM_SEED": os.environ.get("BOZKA_RANDOM_SEED"),
+        # Request bodies (docs/security.md, "Bounded requests"): at most this
+        # many bytes anywhere, refused with 413 before any of it is read; the
+        # JSON APIs (a judgment is about 100 bytes) take far less.
+        "MAX_CONTENT_LENGTH": int(os.environ.get("MAX_CONTENT_LENGTH", str(1024 * 1024))),
+        "BOZKA_MAX_JSON_BODY": int(os.environ.get("BOZKA_MAX_JSON_BODY", str(4 * 1024))),
     }

@@ -81,6 +81,10 @@ def register(app):
     def not_found(error):
         return page(404, _("Not found"), _("There is no such page."))
 
+    @app.errorhandler(413)
+    def too_large(error):
+        return page(413, _("Too large"), _("What was sent is larger than this site accepts. Go back and send less, or ask the organisers."))
+
     @app.errorhandler(429)
     def too_many(error):
         return page(429, _("Too many attempts"), _("Too many attempts from your connection. Wait a few minutes and try again."))

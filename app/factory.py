@@ -9,7 +9,7 @@ from flask_babel import lazy_gettext as _l
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
 
-from . import config as config_module, protocols
+from . import config as config_module, private, protocols
 from .choices import (AGE_GROUPS, CAMPAIGN_STATUSES, DISMISSAL_REASONS, EXPORTS, HOLD_REASONS, LANGUAGE_LEVELS,
                       QUALITY_KINDS, ROLES, STUDIES_FIELDS, STUDIES_LEVELS, label)
 from .extensions import babel, csrf, db, limiter, login_manager, migrate, socketio
@@ -75,10 +75,11 @@ def create_app(overrides=None):
         static_folder=os.path.join(ROOT, "static"),
         instance_path=os.environ.get("BOZKA_INSTANCE", os.path.join(ROOT, "instance")),
     )
-    os.makedirs(app.instance_path, exist_ok=True)
+    private.folder(app.instance_path)
     app.config.update(config_module.from_env(app.instance_path))
     if overrides:
         app.config.update(overrides)
+    private.sqlite_files(app.config["SQLALCHEMY_DATABASE_URI"])
     # One setting for both cookies: over HTTPS, the remember-me cookie is Secure too.
     app.config.setdefault("REMEMBER_COOKIE_SECURE", app.config["SESSION_COOKIE_SECURE"])
     app.config.setdefault("LANGUAGES", available_locales(app.config["BABEL_TRANSLATION_DIRECTORIES"]))
@@ -95,6 +96,9 @@ def create_app(overrides=None):
     app.extensions["bozka_rng"] = random.Random(int(seed)) if seed is not None else random.SystemRandom()
     logging.basicConfig(level=logging.INFO)
 
+    from . import limits
+
+    limits.init_app(app)  # first: no other hook may read a body it refuses
     db.init_app(app)
     migrate.init_app(app, db, directory=os.path.join(ROOT, "migrations"))
     csrf.init_app(app)

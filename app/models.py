@@ -10,10 +10,12 @@ from fractions import Fraction
 
 from flask_login import UserMixin
 from sqlalchemy import CheckConstraint, Index, UniqueConstraint, text
+from sqlalchemy.orm import validates
 from werkzeug.security import check_password_hash, generate_password_hash
 
 from .choices import ROLES as _ROLE_CHOICES
 from .extensions import db
+from .services.names import skeleton
 
 
 def utcnow():
@@ -29,6 +31,9 @@ class User(UserMixin, db.Model):
     id = db.Column(db.Integer, primary_key=True)
     email = db.Column(db.String(254), nullable=False, unique=True)
     username = db.Column(db.String(40), nullable=False, unique=True)
+    # The username's TR39 skeleton (services.names): a new name whose
+    # skeleton is here looks like an existing one and is refused.
+    username_skeleton = db.Column(db.Text, nullable=False, index=True)
     real_name = db.Column(db.String(120))
     password_hash = db.Column(db.String(256), nullable=False)
     role = db.Column(db.String(16), nullable=False, default="volunteer")
@@ -42,6 +47,11 @@ class User(UserMixin, db.Model):
     # report groups accounts by it); never exported, never shown.
     signup_address = db.Column(db.String(20), index=True)
     created_at = db.Column(db.DateTime, nullable=False, default=utcnow)
+
+    @validates("username")
+    def keep_skeleton(self, _key, username):
+        self.username_skeleton = skeleton(username)
+        return username
 
     def set_password(self, password):
         self.password_hash = generate_password_hash(password, method="scrypt")

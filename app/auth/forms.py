@@ -6,6 +6,14 @@ from wtforms.validators import DataRequired, Email, EqualTo, Length, Optional, R
 from ..choices import AGE_GROUPS, LANGUAGE_LEVELS, STUDIES_FIELDS, STUDIES_LEVELS, with_prompt
 
 USERNAME_RE = r"^[\w.\-]+$"
+# What accounts.username_problem finds, said to the person choosing the name.
+USERNAME_PROBLEMS = {
+    "taken": _l("This username is taken."),
+    "lookalike": _l("This username looks too much like an existing one (letters that look the same, "
+                    "such as I and l or a Latin and a Cyrillic a): choose another."),
+    "mixed_scripts": _l("This username mixes letters of different scripts (such as Latin and Cyrillic), "
+                        "which can imitate other names: use the letters of one script."),
+}
 
 
 class StrongPassword:

@@ -1,7 +1,7 @@
 from flask import current_app, flash, redirect, render_template, request, session, url_for
 from flask_babel import get_locale, gettext as _
 from flask_login import current_user, login_required, login_user, logout_user
-from sqlalchemy import func, select
+from sqlalchemy import select
 
 from .. import realtime
 from ..extensions import db, limiter
@@ -12,7 +12,8 @@ from ..services.summary import contribution_summary
 from ..web import campaign_or_404
 from . import bp
 from ..languages import LANGUAGE_COOKIE, language_name
-from .forms import LoginForm, PostForm, RegisterForm, ResetForm, ResetRequestForm, label_levels
+from .forms import (USERNAME_PROBLEMS, LoginForm, PostForm, RegisterForm, ResetForm, ResetRequestForm,
+                    label_levels)
 
 
 def _safe_next(default):
@@ -89,10 +90,8 @@ def register(slug):
         email = form.email.data.strip().lower()
         if db.session.scalar(select(User.id).where(User.email == email)):
             form.email.errors.append(_("An account with this email exists: log in instead."))
-        elif db.session.scalar(
-            select(User.id).where(func.lower(User.username) == form.username.data.strip().lower())
-        ):
-            form.username.errors.append(_("This username is taken."))
+        elif problem := accounts.username_problem(form.username.data):
+            form.username.errors.append(USERNAME_PROBLEMS[problem])
         else:
             user = accounts.create_user(
                 email,

@@ -8,7 +8,7 @@ from ..choices import CAMPAIGN_STATUSES, ROLES, label
 from ..extensions import db
 from ..models import Campaign, Participation, User, utcnow
 from ..models import AuditLog
-from ..auth.forms import PostForm
+from ..auth.forms import USERNAME_PROBLEMS, PostForm
 from ..services import accounts, dashboard, export, prizes, raffle, review, suspicious
 from ..services.security import audit
 from ..web import campaign_or_404, role_required
@@ -201,8 +201,10 @@ def accounts_page():
     form = AccountForm()
     if form.validate_on_submit():
         email = form.email.data.strip().lower()
-        if db.session.scalar(select(User.id).where((User.email == email) | (User.username == form.username.data))):
+        if db.session.scalar(select(User.id).where(User.email == email)):
             flash(_("An account with this email or username exists."), "error")
+        elif problem := accounts.username_problem(form.username.data):
+            form.username.errors.append(USERNAME_PROBLEMS[problem])
         else:
             user = accounts.create_user(email, form.username.data, form.password.data, role=form.role.data)
             user.email_confirmed_at = utcnow()

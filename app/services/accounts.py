@@ -5,9 +5,11 @@ import smtplib
 from email.message import EmailMessage
 
 from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
+from sqlalchemy import func, select
 
 from ..extensions import db
 from ..models import Participation, User, utcnow
+from . import names
 
 log = logging.getLogger("bozka.mail")
 
@@ -36,6 +38,20 @@ def read_token(secret_key, purpose, token, max_age):
     if user is None or data.get("f") != _fingerprint(user):
         return None
     return user
+
+
+def username_problem(username):
+    """Why a new account cannot have this username: "taken" (the same name in
+    any case), "lookalike" (an existing name has its TR39 skeleton, one
+    indexed look-up) or "mixed_scripts"; None if it can."""
+    name = username.strip()
+    if db.session.scalar(select(User.id).where(func.lower(User.username) == name.lower())):
+        return "taken"
+    if db.session.scalar(select(User.id).where(User.username_skeleton == names.skeleton(name)).limit(1)):
+        return "lookalike"
+    if names.mixes_scripts(name):
+        return "mixed_scripts"
+    return None
 
 
 def create_user(email, username, password, role="volunteer", **profile):

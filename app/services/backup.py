@@ -3,6 +3,8 @@ import os
 import sqlite3
 from datetime import datetime, timezone
 
+from .. import private
+
 
 class BackupError(ValueError):
     pass
@@ -10,8 +12,7 @@ class BackupError(ValueError):
 
 def default_path(instance_path):
     stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
-    folder = os.path.join(instance_path, "backups")
-    os.makedirs(folder, exist_ok=True)
+    folder = private.folder(os.path.join(instance_path, "backups"))
     return os.path.join(folder, f"bozka-{stamp}.sqlite3")
 
 
@@ -27,9 +28,11 @@ def _copy(source_path, target_path):
 
 
 def backup_sqlite(database, path):
-    """A consistent copy of a live database, WAL included."""
-    if os.path.exists(path):
-        raise BackupError(f"{path} exists")
+    """A consistent copy of a live database, WAL included, readable by its owner only."""
+    try:
+        private.new_file(path)  # SQLite would make it readable by all
+    except FileExistsError:
+        raise BackupError(f"{path} exists") from None
     _copy(database, path)
     return path
 
@@ -45,4 +48,5 @@ def restore_sqlite(path, database):
         raise BackupError(f"{path}: {exc}") from None
     finally:
         check.close()
+    private.database_file(database)
     _copy(path, database)

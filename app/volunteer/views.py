@@ -5,6 +5,7 @@ from sqlalchemy import select
 
 from ..auth.forms import JoinForm, PostForm, label_levels
 from ..languages import language_name
+from ..limits import small_body
 from ..extensions import db
 from ..models import Campaign, utcnow
 from .. import protocols, realtime
@@ -164,6 +165,7 @@ def ranking_visibility(slug):
 
 
 @bp.route("/c/<slug>/api/item")
+@small_body
 @login_required
 def api_item(slug):
     campaign = campaign_or_404(slug)
@@ -174,6 +176,7 @@ def api_item(slug):
 
 
 @bp.route("/c/<slug>/api/judgment", methods=["POST"])
+@small_body
 @login_required
 def api_judgment(slug):
     campaign = campaign_or_404(slug)
