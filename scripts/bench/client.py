@@ -3,10 +3,7 @@
 
 One gevent greenlet per volunteer, each with one keep-alive connection. A
 volunteer answers its item with ``POST /c/<slug>/api/judgment``, whose
-response carries the next item; a control (known by its source text) is
-answered correctly, anything else at random. A DA item (it has a
-``translation``) is scored: 50-100 as the system wrote it, 0-40 when
-words are missing (a bad reference), so the live rule lets the volunteer be. Closed loop without think
+response carries the next item, answered as ``harness.answer_for`` says. Closed loop without think
 time, or with ``rate`` an open loop: judgment n is due at start + n / rate
 and is sent by volunteer n mod V (at once if that volunteer is late).
 
@@ -23,14 +20,13 @@ monkey.patch_all()
 import http.client  # noqa: E402
 import json  # noqa: E402
 import random  # noqa: E402
-import re  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 
 import gevent  # noqa: E402
 import gevent.event  # noqa: E402
 
-from harness import cpu_seconds  # noqa: E402
+from harness import answer_for, cpu_seconds  # noqa: E402
 
 
 class Volunteer:
@@ -61,14 +57,8 @@ class Volunteer:
     def answer(self):
         """One judgment: [sent, responded, status, is test item, token]."""
         item = self.item
+        answer = answer_for(item, self.rng)
         better = self.job["controls"].get(item["source"])
-        if "translation" in item:
-            whole = re.fullmatch(r"Output \d+ of \w+\.", item["translation"])
-            answer = {"score": self.rng.randint(50, 100) if whole else self.rng.randint(0, 40)}
-        elif better is None:
-            answer = {"choice": self.rng.choices(("left", "right", "equal"), (45, 45, 10))[0]}
-        else:
-            answer = {"choice": "left" if item["left"] == better else "right"}
         sent = time.time()
         try:
             status, data = self.request("POST", "judgment", json.dumps({"token": item["token"], **answer}))

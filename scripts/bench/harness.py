@@ -159,6 +159,19 @@ class Server:
         self.stop()
 
 
+def answer_for(item, rng):
+    """What a simulated volunteer sends for ``item``: a control (known by its source text) answered
+    correctly, a test item at random; a DA item (it has a ``translation``) scored 50-100 as the system
+    wrote it, 0-40 when words are missing (a bad reference), so the live rule lets the volunteer be."""
+    if "translation" in item:
+        whole = re.fullmatch(r"Output \d+ of \w+\.", item["translation"])
+        return {"score": rng.randint(50, 100) if whole else rng.randint(0, 40)}
+    better = CONTROLS.get(item["source"])
+    if better is None:
+        return {"choice": rng.choices(("left", "right", "equal"), (45, 45, 10))[0]}
+    return {"choice": "left" if item["left"] == better else "right"}
+
+
 def write_campaign(folder, sentences, systems=("A", "B", "C", "D", "E"), protocol="pairwise"):
     """A campaign folder (docs/campaign-format.md) with generated texts and the 20 CONTROLS
     (which a DA campaign does not use)."""

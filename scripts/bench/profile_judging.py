@@ -1,7 +1,7 @@
 """Bozka's CPU per judgment in-process, and where it goes (bench_judging.py's
 request without gunicorn or the network).
 
-    .venv/bin/python scripts/bench/profile_judging.py [--judgments 2000] [--profile]
+    .venv/bin/python scripts/bench/profile_judging.py [--judgments 2000] [--protocol da] [--profile]
 
 A fresh SQLite database (the migrations) with bench_judging's generated
 campaign; volunteers registered through the pages with the Flask test
@@ -18,10 +18,10 @@ import pstats
 import random
 import time
 
-from harness import CONTROLS, PASSWORD, SLUG, csrf_from, scratch, write_campaign
+from harness import PASSWORD, SLUG, answer_for, csrf_from, scratch, write_campaign
 
 
-def setup(workdir, sentences, volunteers):
+def setup(workdir, sentences, volunteers, protocol="pairwise"):
     os.environ.update(BOZKA_INSTANCE=os.path.join(workdir, "instance"), SECRET_KEY="profile")
     for name in ("DATABASE_URL", "BOZKA_RANDOM_SEED", "SOCKETIO_MESSAGE_QUEUE"):
         os.environ.pop(name, None)
@@ -34,7 +34,7 @@ def setup(workdir, sentences, volunteers):
     app = create_app({"BOZKA_REALTIME_TICKER": False})
     with app.app_context():
         upgrade()
-        create_campaign(read_campaign(write_campaign(os.path.join(workdir, "campaign"), sentences)))
+        create_campaign(read_campaign(write_campaign(os.path.join(workdir, "campaign"), sentences, protocol=protocol)))
         db.session.commit()
         db.session.remove()
     clients = []
@@ -62,13 +62,8 @@ def judge(clients, count, rng):
     for number in range(count):
         volunteer = clients[number % len(clients)]
         item = volunteer["item"]
-        better = CONTROLS.get(item["source"])
-        if better is None:
-            choice = rng.choices(("left", "right", "equal"), (45, 45, 10))[0]
-        else:
-            choice = "left" if item["left"] == better else "right"
         response = volunteer["client"].post(
-            f"/c/{SLUG}/api/judgment", data=json.dumps({"token": item["token"], "choice": choice}),
+            f"/c/{SLUG}/api/judgment", data=json.dumps({"token": item["token"], **answer_for(item, rng)}),
             content_type="application/json", headers=volunteer["headers"])
         payload = response.get_json()
         if response.status_code != 200 or payload["status"] != "accepted":
@@ -81,12 +76,13 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--judgments", type=int, default=2000)
     parser.add_argument("--volunteers", type=int, default=8)
+    parser.add_argument("--protocol", choices=("pairwise", "da"), default="pairwise")
     parser.add_argument("--profile", action="store_true", help="print where the time goes (cProfile)")
     parser.add_argument("--top", type=int, default=40, help="functions shown with --profile")
     args = parser.parse_args(argv)
     rng = random.Random(1)
     with scratch() as workdir:
-        clients = setup(workdir, max(2000, args.judgments // args.volunteers * 2), args.volunteers)
+        clients = setup(workdir, max(2000, args.judgments // args.volunteers * 2), args.volunteers, args.protocol)
         judge(clients, 200, rng)  # warm-up
         profiler = cProfile.Profile(time.process_time) if args.profile else None
         if profiler:
