@@ -345,17 +345,33 @@ def backup_command(path):
 @click.argument("path", type=click.Path(dir_okay=False, exists=True))
 @click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
 def restore_command(path, yes):
-    """Replace the SQLite database with a backup (stop the server first)."""
+    """Replace the SQLite database with a backup (stop the server first:
+    refused while one runs)."""
+    from . import serverlock
     from .services import backup
 
     url = db.engine.url
     if url.get_backend_name() != "sqlite":
         raise click.ClickException("this database is not SQLite: restore it with pg_restore or psql")
-    if not yes:
-        click.confirm(f"Replace {url.database} with {path}?", abort=True)
     db.engine.dispose()
     try:
-        backup.restore_sqlite(path, url.database)
+        with serverlock.exclusive(current_app.instance_path):  # held until restored: no server starts meanwhile
+            if not yes:
+                click.confirm(f"Replace {url.database} with {path}?", abort=True)
+            backup.restore_sqlite(path, url.database)
+    except serverlock.ServerRunning as exc:
+        raise click.ClickException(server_running_message(exc)) from None
     except backup.BackupError as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(f"Restored {url.database} from {path}")
+
+
+def server_running_message(exc):
+    pids = ", ".join(str(pid) for pid in exc.pids)
+    return (
+        "a server is using this database, so nothing was restored: every server process holds a shared "
+        f"lock on {exc.path}{f' (held by process {pids})' if pids else ''}, and the lock is not free.\n"
+        "Stop the server first (Ctrl+C where `make run` runs; `systemctl stop 'bozka@*'` for the "
+        "deployed processes; or `kill` the gunicorn master), run flask restore again, then start the "
+        "server (docs/deployment.md, \"Restoring a SQLite backup\")."
+    )

@@ -94,5 +94,8 @@ def from_env(instance_path):
         # many bytes anywhere, refused with 413 before any of it is read; the
         # JSON APIs (a judgment is about 100 bytes) take far less.
         "MAX_CONTENT_LENGTH": int(os.environ.get("MAX_CONTENT_LENGTH", str(1024 * 1024))),
+        # A serving process holds a shared lock in the instance folder, so that
+        # flask restore knows a server is running (app/serverlock.py).
+        "BOZKA_SERVER_LOCK": _bool("BOZKA_SERVER_LOCK", True),
         "BOZKA_MAX_JSON_BODY": int(os.environ.get("BOZKA_MAX_JSON_BODY", str(4 * 1024))),
     }

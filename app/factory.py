@@ -130,6 +130,9 @@ def create_app(overrides=None):
     )
     if async_mode == "gevent":
         app.wsgi_app = YieldBeforeRequest(app.wsgi_app)
+    from . import serverlock
+
+    serverlock.init_app(app)  # outermost: a process that serves holds it (flask restore asks)
     from . import wal
 
     wal.init_app(app, db, socketio)  # SQLite: log checkpoints in the background

@@ -106,6 +106,7 @@ def build_app(tmp_path, **overrides):
         "BOZKA_REALTIME_TICKER": False,
         "RATELIMIT_ENABLED": False,
         "RATELIMIT_STORAGE_URI": "memory://",
+        "BOZKA_SERVER_LOCK": False,  # test clients are no server: flask restore must not see one
         **overrides,
     }
     app = create_app(config)

@@ -1,0 +1,68 @@
+"""The server lock that ``flask restore`` asks (app/serverlock.py; issue 21,
+item 2): a process takes it with the first request it serves, command-line
+commands never take it, and the tests' apps leave none behind. Against a
+real server: test_security_restore_live.py."""
+import os
+
+import pytest
+
+from app import serverlock
+from app.extensions import db
+from databases import fresh_schema
+from helpers import build_app, write_campaign
+
+
+def free(instance_path):
+    try:
+        with serverlock.exclusive(instance_path):
+            return True
+    except serverlock.ServerRunning:
+        return False
+
+
+@pytest.fixture
+def serving_app(tmp_path, monkeypatch):
+    """An app as a server makes it (the lock on), in its own instance folder."""
+    monkeypatch.setenv("BOZKA_INSTANCE", str(tmp_path / "instance"))
+    app = build_app(tmp_path, BOZKA_SERVER_LOCK=True)
+    with app.app_context():
+        fresh_schema(app.config["SQLALCHEMY_DATABASE_URI"])
+        yield app
+        app.wsgi_app.release()
+        db.session.remove()
+        db.engine.dispose()
+
+
+def test_commands_do_not_take_the_lock_and_the_first_request_does(serving_app, tmp_path):
+    folder = write_campaign(str(tmp_path / "campaign"))
+    imported = serving_app.test_cli_runner().invoke(args=["campaign", "import", folder])
+    assert imported.exit_code == 0, imported.output
+    assert free(serving_app.instance_path)
+    assert serving_app.test_client().get("/").status_code < 500
+    assert not free(serving_app.instance_path)
+    with pytest.raises(serverlock.ServerRunning) as running:
+        with serverlock.exclusive(serving_app.instance_path):
+            pass
+    assert running.value.pids == [os.getpid()]
+    assert oct(os.stat(serverlock.path_of(serving_app.instance_path)).st_mode & 0o777) == "0o600"
+    serving_app.wsgi_app.release()
+    assert free(serving_app.instance_path)
+
+
+def test_restore_refuses_and_says_why(serving_app, tmp_path):
+    runner = serving_app.test_cli_runner()
+    backup = str(tmp_path / "copy.sqlite3")
+    assert runner.invoke(args=["backup", backup]).exit_code == 0
+    serving_app.test_client().get("/")
+    refused = runner.invoke(args=["restore", backup, "--yes"])
+    assert refused.exit_code == 1
+    assert "a server is using this database, so nothing was restored" in refused.output
+    assert f"held by process {os.getpid()}" in refused.output
+    serving_app.wsgi_app.release()
+    # Past the lock now (this test schema has no migrations: the backup's check refuses it).
+    assert "not a Bozka database" in runner.invoke(args=["restore", backup, "--yes"]).output
+
+
+def test_the_tests_apps_take_no_lock(app, client):
+    assert client.get("/").status_code < 500
+    assert free(app.instance_path)
