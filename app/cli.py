@@ -140,6 +140,9 @@ def password_command(email, password):
         raise click.ClickException("this password is too short, too common or personal (docs/security.md)")
     user.set_password(password)
     db.session.commit()
+    from . import realtime
+
+    realtime.disconnect_user(user.id)  # reaches the servers through the message queue, when there is one
     click.echo(f"New password set for {user.username} <{user.email}>.")
 
 

@@ -67,6 +67,9 @@ def from_env(instance_path):
         # (logging in must not fail because the message queue did).
         "RATELIMIT_IN_MEMORY_FALLBACK_ENABLED": True,
         "SOCKETIO_MESSAGE_QUEUE": os.environ.get("SOCKETIO_MESSAGE_QUEUE") or None,
+        # Socket.IO connections one account keeps open in a server process;
+        # a new one beyond closes its oldest (docs/security.md, "Bounded sockets").
+        "BOZKA_SOCKETS_PER_ACCOUNT": int(os.environ.get("BOZKA_SOCKETS_PER_ACCOUNT", "5")),
         # Live ranking: at most one broadcast per campaign per this many seconds.
         "BOZKA_BROADCAST_INTERVAL": float(os.environ.get("BOZKA_BROADCAST_INTERVAL", "1.0")),
         # SQLite: seconds between write-ahead-log checkpoints, made in the

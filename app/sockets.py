@@ -35,8 +35,11 @@ def _slug_of(data):
 
 @socketio.on("connect")
 def on_connect(auth=None):
-    # Only logged-in volunteers may connect.
-    return bool(current_user.is_authenticated)
+    # Only logged-in volunteers may connect, a few sockets per account.
+    if not current_user.is_authenticated:
+        return False
+    realtime.connected(current_user.id, request.sid)
+    return True
 
 
 @socketio.on("join")
@@ -79,6 +82,7 @@ def on_watch(data):
 @socketio.on("disconnect")
 def on_disconnect(*_args):
     _events.pop(request.sid, None)
+    realtime.disconnected(request.sid)
     membership = _memberships.pop(request.sid, None)
     if membership:
         realtime.left(*membership)

@@ -71,6 +71,7 @@ def logout():
         return redirect(url_for("volunteer.home"))
     summary = contribution_summary(current_user.id)
     name = current_user.username
+    realtime.disconnect_user(current_user.id)
     logout_user()
     return render_template("auth/logout.html", summary=summary, name=name)
 
@@ -170,6 +171,7 @@ def reset(token):
     if form.validate_on_submit():
         user.set_password(form.password.data)
         db.session.commit()
+        realtime.disconnect_user(user.id)
         flash(_("Your password was changed. You can log in now."), "info")
         return redirect(url_for("auth.login"))
     return render_template("auth/reset.html", form=form)

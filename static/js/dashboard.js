@@ -29,4 +29,5 @@
   });
   socket.on("disconnect", function () { status.textContent = "…"; });
   socket.on("dashboard", refresh);
+  socket.on("bye", function () { socket.disconnect(); }); // logged out or a new password
 })();

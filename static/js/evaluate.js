@@ -202,6 +202,7 @@
     socket.on("connect", function () { socket.emit("join", { campaign: slug }); });
     socket.on("ranking", onRanking);
     socket.on("me", onMe);
+    socket.on("bye", function () { socket.disconnect(); }); // logged out or a new password
     socket.on("announcement", function (data) {
       if (data && typeof data.text === "string") notice(data.text, "announcement");
     });

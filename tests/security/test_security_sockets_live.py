@@ -1,0 +1,60 @@
+"""Bounded sockets against a real server, served as ``make run`` serves it,
+with real python-socketio clients over WebSocket (issue 21, item 5): a
+sixth connection of one account closes its first; logging out closes the
+rest; another account's socket stays."""
+import time
+
+import pytest
+import socketio as python_socketio
+
+from test_security_faults_live import Site, Volunteer
+
+
+@pytest.fixture(scope="module")
+def live():
+    site = Site()
+    try:
+        site.start()
+        yield site
+    finally:
+        site.remove()
+
+
+def connect(site, volunteer):
+    cookie = "; ".join(f"{name}={value}" for name, value in volunteer.http.cookies.items())
+    client = python_socketio.Client(reconnection=False)
+    client.connect(site.url, headers={"Cookie": cookie}, transports=["websocket"], wait_timeout=10)
+    return client
+
+
+def until(condition, timeout=10):
+    deadline = time.monotonic() + timeout
+    while not condition() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return condition()
+
+
+def test_the_oldest_socket_goes_and_logging_out_closes_the_rest(live):
+    ane, jon = Volunteer(live.url, "ane"), Volunteer(live.url, "jon")
+    ane.register()
+    jon.register()
+    theirs = connect(live, jon)
+    mine = []
+    try:
+        for _ in range(5):
+            mine.append(connect(live, ane))
+            time.sleep(0.05)  # in order: the first is the oldest
+        assert all(client.connected for client in mine)
+        mine.append(connect(live, ane))
+        assert until(lambda: not mine[0].connected)
+        time.sleep(0.3)
+        assert all(client.connected for client in mine[1:]) and theirs.connected
+
+        answer = ane.http.post(live.url + "/logout", data={"csrf_token": ane.csrf}, timeout=10)
+        assert answer.status_code == 200
+        assert until(lambda: not any(client.connected for client in mine))
+        time.sleep(0.3)
+        assert theirs.connected
+    finally:
+        for client in mine + [theirs]:
+            client.disconnect()
