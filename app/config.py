@@ -81,6 +81,14 @@ def from_env(instance_path):
         "MAIL_PASSWORD": os.environ.get("MAIL_PASSWORD") or None,
         "MAIL_USE_TLS": _bool("MAIL_USE_TLS", True),
         "MAIL_SENDER": os.environ.get("MAIL_SENDER", "bozka@localhost"),
+        # The outbox (services/outbox.py): a background sender looks for due
+        # mails every MAIL_POLL_SECONDS; a failed try is repeated after
+        # MAIL_RETRY_SECONDS, doubling each time (at most an hour), up to
+        # MAIL_MAX_ATTEMPTS tries in all (by default about 15 minutes).
+        "MAIL_TIMEOUT": float(os.environ.get("MAIL_TIMEOUT", "20")),
+        "MAIL_POLL_SECONDS": float(os.environ.get("MAIL_POLL_SECONDS", "2")),
+        "MAIL_RETRY_SECONDS": float(os.environ.get("MAIL_RETRY_SECONDS", "30")),
+        "MAIL_MAX_ATTEMPTS": int(os.environ.get("MAIL_MAX_ATTEMPTS", "6")),
         "EMAIL_TOKEN_MAX_AGE": int(os.environ.get("EMAIL_TOKEN_MAX_AGE", str(3 * 24 * 3600))),
         "BABEL_DEFAULT_LOCALE": os.environ.get("BABEL_DEFAULT_LOCALE", "en"),
         "BABEL_TRANSLATION_DIRECTORIES": os.path.join(

@@ -136,6 +136,9 @@ def create_app(overrides=None):
     from . import wal
 
     wal.init_app(app, db, socketio)  # SQLite: log checkpoints in the background
+    from . import mail_sender
+
+    mail_sender.init_app(app)  # the outbox's sender, started by the first request
     from .models import User
     from .services import security
 

@@ -404,3 +404,27 @@ class AuditLog(db.Model):
     action = db.Column(db.String(40), nullable=False)
     target = db.Column(db.String(200), nullable=False, default="")
     details = db.Column(db.JSON)
+
+
+class OutboxMail(db.Model):
+    """An email waiting for, or done with, the background sender
+    (services/outbox.py): written in the request's transaction, so a mail
+    exists exactly when what it tells about was committed."""
+
+    __tablename__ = "outbox_mails"
+    id = db.Column(db.Integer, primary_key=True)
+    recipient = db.Column(db.String(254), nullable=False)
+    subject = db.Column(db.String(300), nullable=False)
+    body = db.Column(db.Text, nullable=False)
+    # queued -> sending (claimed by one sender) -> sent, or back to queued
+    # for another try, or failed after the last try.
+    status = db.Column(db.String(16), nullable=False, default="queued")
+    attempts = db.Column(db.Integer, nullable=False, default=0)
+    created_at = db.Column(db.DateTime, nullable=False, default=utcnow)
+    next_attempt_at = db.Column(db.DateTime, nullable=False, default=utcnow)
+    claimed_at = db.Column(db.DateTime)
+    sent_at = db.Column(db.DateTime)
+    last_error = db.Column(db.Text)
+    last_error_at = db.Column(db.DateTime)
+
+    __table_args__ = (Index("ix_outbox_mails_status_next", "status", "next_attempt_at"),)

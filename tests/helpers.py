@@ -104,6 +104,7 @@ def build_app(tmp_path, **overrides):
         "SOCKETIO_MESSAGE_QUEUE": None,
         "SOCKETIO_ASYNC_MODE": "threading",
         "BOZKA_REALTIME_TICKER": False,
+        "BOZKA_MAIL_SENDER": False,  # tests send the outbox themselves (outbox.send_due)
         "RATELIMIT_ENABLED": False,
         "RATELIMIT_STORAGE_URI": "memory://",
         "BOZKA_SERVER_LOCK": False,  # test clients are no server: flask restore must not see one

@@ -10,7 +10,7 @@ from sqlalchemy import select
 
 from app.extensions import db
 from app.models import AuditLog, User, utcnow
-from app.services import accounts, prizes, raffle
+from app.services import accounts, outbox, prizes, raffle
 from app.services.pseudonyms import pseudonym
 from app.services.raffle_rules import draw_winners, sha256_hex, tickets_digest
 from helpers import csrf_token, register
@@ -181,11 +181,13 @@ def test_the_winner_gets_an_email_in_their_language(app, make_campaign, caplog):
     db.session.commit()
     organiser = _staff(app, "organiser", "boss")
     token = csrf_token(organiser, "/organiser/c/test/raffle/winners")
+    outbox.send_due(app.config)  # the volunteers' confirmation emails
     caplog.clear()
     with caplog.at_level(logging.WARNING, logger="bozka.mail"):
         page = organiser.post("/organiser/c/test/raffle/notify", follow_redirects=True, data={
             "csrf_token": token, "prize": "1", "note": "Write to <prizes@example.org> by Friday."})
-    assert "The email was sent to the winner of prize 1." in page.get_data(as_text=True)
+        assert "The email to the winner of prize 1 is queued" in page.get_data(as_text=True)
+        assert outbox.send_due(app.config) == 1  # the background sender's pass
     (mail,) = [r.getMessage() for r in caplog.records if r.name == "bozka.mail"]
     assert f"to {first}@example.org:" in mail
     # In Basque, the winner's language (the organiser reads English).
@@ -207,16 +209,13 @@ def test_a_refused_email_changes_nothing(app, make_campaign):
     token = csrf_token(organiser, "/organiser/c/test/raffle/winners")
     record = raffle.commitment(raffle.campaign_by_slug("test"))
     before = db.session.query(AuditLog).count()
-    # No such prize; a note with a control character; an SMTP server that refuses.
+    # No such prize; a note with a control character. (A mail server that
+    # is down no longer matters here: the email is queued, tests/test_mail.py.)
     for data, message in (({"prize": "3"}, "There is no winner of this prize."),
                           ({"prize": "1", "note": "hi\x07"}, "without control characters")):
         page = organiser.post("/organiser/c/test/raffle/notify", follow_redirects=True,
                               data={"csrf_token": token, **data}).get_data(as_text=True)
         assert message in page
-    app.config.update(MAIL_SERVER="127.0.0.1", MAIL_PORT=1)
-    page = organiser.post("/organiser/c/test/raffle/notify", follow_redirects=True,
-                          data={"csrf_token": token, "prize": "1"}).get_data(as_text=True)
-    assert "The email could not be sent" in page
     db.session.refresh(record)
     assert record.notified is None
     # Only the page views were recorded.

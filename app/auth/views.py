@@ -1,12 +1,13 @@
 from flask import current_app, flash, redirect, render_template, request, session, url_for
-from flask_babel import get_locale, gettext as _
+from flask_babel import force_locale, get_locale, gettext as _
 from flask_login import current_user, login_required, login_user, logout_user
 from sqlalchemy import select
 
 from .. import realtime
 from ..extensions import db, limiter
 from ..models import User, utcnow
-from ..services import accounts
+from ..services import accounts, outbox
+from ..services.prizes import mail_locale
 from ..services.security import address_hash, authenticate
 from ..services.summary import contribution_summary
 from ..web import campaign_or_404
@@ -27,15 +28,42 @@ def _safe_next(default):
 
 
 def _send_confirmation(user):
+    """Queue the confirmation mail (the caller commits)."""
     token = accounts.make_token(current_app.config["SECRET_KEY"], "confirm", user)
     link = url_for("auth.confirm", token=token, _external=True)
-    accounts.send_email(
-        current_app.config,
+    outbox.enqueue(
         user.email,
         _("Confirm your email for Bozka"),
         _("Hello %(name)s,\n\nPlease confirm your email by opening this link:\n%(link)s\n",
           name=user.username, link=link),
     )
+
+
+def _send_taken_notice(user):
+    """Queue, in the owner's language, the notice that someone tried to
+    register with their email (the caller commits)."""
+    with force_locale(mail_locale(current_app.config["LANGUAGES"], user.locale, str(get_locale()))):
+        outbox.enqueue(
+            user.email,
+            _("Someone tried to register on Bozka with your email"),
+            _("Hello %(name)s,\n\nSomeone tried to create a new Bozka account with this email address. "
+              "You already have an account, so no new one was made.\n\nIf it was you, log in:\n%(login)s\n"
+              "or, if you forgot your password, choose a new one:\n%(reset)s\n\n"
+              "If it was not you, you can ignore this email.\n",
+              name=user.username, login=url_for("auth.login", _external=True),
+              reset=url_for("auth.reset_request", _external=True)),
+        )
+
+
+def _send_reset(user, email):
+    """Queue the reset mail for ``user``; for an unknown email (None) queue
+    nothing but make the token and texts all the same (the same work)."""
+    token = accounts.make_token(current_app.config["SECRET_KEY"], "reset", user or accounts.stand_in(email))
+    subject = _("Reset your Bozka password")
+    body = _("Open this link to choose a new password:\n%(link)s\n",
+             link=url_for("auth.reset", token=token, _external=True))
+    if user is not None:
+        outbox.enqueue(user.email, subject, body)
 
 
 def _log_in(user, remember=False):
@@ -88,27 +116,32 @@ def register(slug):
         current_app.logger.info("registration refused: honeypot")
         flash(_("Your registration could not be completed. Please try again."), "error")
     elif form.validate_on_submit():
-        email = form.email.data.strip().lower()
-        if db.session.scalar(select(User.id).where(User.email == email)):
-            form.email.errors.append(_("An account with this email exists: log in instead."))
-        elif problem := accounts.username_problem(form.username.data):
+        if problem := accounts.username_problem(form.username.data):
             form.username.errors.append(USERNAME_PROBLEMS[problem])
         else:
-            user = accounts.create_user(
-                email,
+            # A taken email gets the same answer as a new one (the page says
+            # nothing about which emails have accounts); its owner gets a notice.
+            user, existing = accounts.register_volunteer(
+                form.email.data,
                 form.username.data,
                 form.password.data,
+                campaign,
+                form.source_level.data,
+                form.target_level.data,
                 real_name=form.real_name.data or None,
                 age_group=form.age_group.data,
                 studies_level=form.studies_level.data,
                 studies_field=form.studies_field.data,
                 signup_address=address_hash(current_app.config["SECRET_KEY"], request.remote_addr),
             )
-            accounts.join_campaign(user, campaign, form.source_level.data, form.target_level.data)
+            if user is None:
+                _send_taken_notice(existing)
+            else:
+                _send_confirmation(user)
             db.session.commit()
-            realtime.touch(campaign.id)
-            _send_confirmation(user)
-            _log_in(user)
+            if user is not None:
+                realtime.touch(campaign.id)
+                _log_in(user)
             flash(_("Welcome! We sent you an email to confirm your address."), "info")
             return redirect(url_for("volunteer.instructions", slug=slug))
     return render_template("auth/register.html", form=form, campaign=campaign)
@@ -135,6 +168,7 @@ def confirm(token):
 def resend_confirmation():
     if PostForm().validate_on_submit() and not current_user.is_confirmed:
         _send_confirmation(current_user)
+        db.session.commit()
         flash(_("We sent you a new confirmation email."), "info")
     return redirect(_safe_next(url_for("volunteer.home")))
 
@@ -144,16 +178,9 @@ def resend_confirmation():
 def reset_request():
     form = ResetRequestForm()
     if form.validate_on_submit():
-        user = db.session.scalar(select(User).where(User.email == form.email.data.strip().lower()))
-        if user is not None:
-            token = accounts.make_token(current_app.config["SECRET_KEY"], "reset", user)
-            accounts.send_email(
-                current_app.config,
-                user.email,
-                _("Reset your Bozka password"),
-                _("Open this link to choose a new password:\n%(link)s\n",
-                  link=url_for("auth.reset", token=token, _external=True)),
-            )
+        email = form.email.data.strip().lower()
+        _send_reset(db.session.scalar(select(User).where(User.email == email)), email)
+        db.session.commit()
         # The same answer whether or not the email is registered.
         flash(_("If this email is registered, we sent a link to reset the password."), "info")
         return redirect(url_for("auth.login"))

@@ -9,7 +9,7 @@ from ..extensions import db
 from ..models import Campaign, Participation, User, utcnow
 from ..models import AuditLog
 from ..auth.forms import USERNAME_PROBLEMS, PostForm
-from ..services import accounts, dashboard, export, prizes, raffle, review, suspicious
+from ..services import accounts, dashboard, export, outbox, prizes, raffle, review, suspicious
 from ..services.security import audit
 from ..web import campaign_or_404, role_required
 from . import bp
@@ -30,7 +30,8 @@ def index():
     if current_user.role != "organiser":  # drafts are the organisers' alone
         query = query.where(Campaign.status != "draft")
     campaigns = db.session.scalars(query).all()
-    return render_template("organiser/index.html", campaigns=campaigns, volunteers=volunteers)
+    mail = outbox.problems() if current_user.role == "organiser" else None
+    return render_template("organiser/index.html", campaigns=campaigns, volunteers=volunteers, mail=mail)
 
 
 @bp.route("/c/<slug>/")
@@ -167,7 +168,8 @@ def raffle_notify(slug):
             entry = prizes.notify(campaign, form.prize.data, current_app.config, link, note, utcnow())
             audit(current_user, "raffle.notify", campaign.slug, prize=entry["prize"], username=entry["username"])
             db.session.commit()
-            flash(_("The email was sent to the winner of prize %(prize)d.", prize=entry["prize"]), "info")
+            flash(_("The email to the winner of prize %(prize)d is queued: the Campaigns page shows any email "
+                    "that could not be sent.", prize=entry["prize"]), "info")
         except raffle.RaffleError as exc:
             db.session.rollback()
             flash(str(exc), "error")

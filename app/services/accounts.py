@@ -1,17 +1,14 @@
-"""Accounts: creation, signed email tokens and mail delivery."""
+"""Accounts: creation and signed email tokens (mail goes through services/outbox.py)."""
 import hashlib
-import logging
-import smtplib
-from email.message import EmailMessage
+from types import SimpleNamespace
 
 from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
 from sqlalchemy import func, select
+from werkzeug.security import generate_password_hash
 
 from ..extensions import db
 from ..models import Participation, User, utcnow
 from . import names
-
-log = logging.getLogger("bozka.mail")
 
 
 def _fingerprint(user):
@@ -75,19 +72,21 @@ def join_campaign(user, campaign, source_level, target_level, now=None):
     return participation
 
 
-def send_email(config, to, subject, body):
-    """Send through SMTP when configured; otherwise write it to the log."""
-    if not config.get("MAIL_SERVER"):
-        log.warning("Email (no SMTP configured) to %s: %s\n%s", to, subject, body)
-        return
-    message = EmailMessage()
-    message["From"] = config["MAIL_SENDER"]
-    message["To"] = to
-    message["Subject"] = subject
-    message.set_content(body)
-    with smtplib.SMTP(config["MAIL_SERVER"], config["MAIL_PORT"], timeout=20) as smtp:
-        if config.get("MAIL_USE_TLS"):
-            smtp.starttls()
-        if config.get("MAIL_USERNAME"):
-            smtp.login(config["MAIL_USERNAME"], config["MAIL_PASSWORD"])
-        smtp.send_message(message)
+def register_volunteer(email, username, password, campaign, source_level, target_level, **profile):
+    """(the new account, None), or (None, the existing account) when the email
+    is taken: then nothing is created, but the password is hashed all the
+    same, so that both answers take as long."""
+    email = email.strip().lower()
+    existing = db.session.scalar(select(User).where(User.email == email))
+    if existing is not None:
+        generate_password_hash(password, method="scrypt")  # as User.set_password does
+        return None, existing
+    user = create_user(email, username, password, **profile)
+    join_campaign(user, campaign, source_level, target_level)
+    return user, None
+
+
+def stand_in(email):
+    """Something to make a token for when no account has ``email``: the reset
+    request then does the same work for unknown addresses as for known ones."""
+    return SimpleNamespace(id=0, email=email, password_hash="", email_confirmed_at=None)

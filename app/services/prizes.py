@@ -1,13 +1,11 @@
 """The prize reaches its winner: who won (for organisers only) and the
 email that tells them, in their own interface language."""
-import smtplib
-
 from flask_babel import force_locale, gettext as _, lazy_gettext as _l
 from sqlalchemy import select
 
 from ..extensions import db
 from ..models import Participation, Ticket, User
-from . import accounts
+from . import outbox
 from .raffle import RaffleError, commitment
 
 
@@ -56,16 +54,14 @@ def winner_email(username, campaign_name, prize, ticket, link, note=""):
 
 
 def notify(campaign, prize, config, link, note, now):
-    """Email the winner of ``prize`` and record when; returns their entry."""
+    """Queue the email to the winner of ``prize`` and record when (the caller
+    commits both; the outbox sends it); returns their entry."""
     entry = next((winner for winner in winners(campaign) if winner["prize"] == prize), None)
     if entry is None:
         raise RaffleError(_l("There is no winner of this prize."))
     with force_locale(mail_locale(config["LANGUAGES"], entry["locale"], campaign.interface_language)):
         subject, body = winner_email(entry["username"], campaign.name, prize, entry["ticket"], link, note)
-    try:
-        accounts.send_email(config, entry["email"], subject, body)
-    except (smtplib.SMTPException, OSError):
-        raise RaffleError(_l("The email could not be sent: check the mail server settings and try again.")) from None
+    outbox.enqueue(entry["email"], subject, body)
     record = commitment(campaign)
     record.notified = {**(record.notified or {}), str(prize): now.isoformat(timespec="seconds") + "Z"}
     db.session.flush()

@@ -14,7 +14,7 @@ from sqlalchemy import select
 
 from app.extensions import db, socketio
 from app.models import Control, Participation, User
-from app.services import accounts
+from app.services import accounts, outbox
 from app.services.importer import create_campaign, read_campaign
 from helpers import QUIET_SIGNS, csrf_token, register
 from security_helpers import PAYLOADS, STRONG, assert_inert, login, make_staff
@@ -418,4 +418,5 @@ def test_raffle_winners_page_and_notice_are_inert(app, hostile, caplog):
     page = organiser.post(f"/organiser/c/{SLUG}/raffle/notify", follow_redirects=True,
                           data={"csrf_token": token, "prize": "1", "note": PAYLOADS[0]})
     assert_inert(page.get_data(as_text=True), where="raffle winners after the email")
+    outbox.send_due(app.config)
     assert PAYLOADS[0] in caplog.text  # a plain-text email: the note as written
