@@ -30,6 +30,16 @@ CONTROLS = {
 }
 
 
+def _mail_in_log(server_log, pattern, timeout=15):
+    """The matches of ``pattern`` in the server log, once the background
+    sender has written the mail there (it looks every 2 seconds)."""
+    stop_at = time.monotonic() + timeout
+    while not (found := re.findall(pattern, server_log(), re.S)):
+        assert time.monotonic() < stop_at, f"no mail matching {pattern!r} in the server log"
+        time.sleep(0.2)
+    return found
+
+
 def _campaign(folder):
     """Four sentences, two systems, a ticket every two answers."""
     os.makedirs(os.path.join(folder, "systems"), exist_ok=True)
@@ -80,7 +90,7 @@ def test_the_raffle_from_commitment_to_the_winners_notice(browser, live_server, 
 
         # A volunteer who reads Basque registers, confirms the email and wins a ticket.
         register(page, live_server, SLUG, VOLUNTEER)
-        link = re.findall(rf"to {VOLUNTEER}@example.org: .*?\n.*?(http://\S+/confirm/\S+)", server_log(), re.S)
+        link = _mail_in_log(server_log, rf"to {VOLUNTEER}@example.org: .*?\n.*?(http://\S+/confirm/\S+)")
         page.goto(link[-1])
         expect(page.locator(".flash-info")).to_contain_text("your email is confirmed")
         choose_language(page, "eu")
@@ -117,9 +127,10 @@ def test_the_raffle_from_commitment_to_the_winners_notice(browser, live_server, 
         expect(row).to_contain_text(f"{VOLUNTEER}@example.org")
         dash.get_by_label("A message to add").fill("Idatzi sariak@example.org helbidera.")
         dash.get_by_role("button", name=re.compile("Send the email to the winner of prize 1")).click()
-        expect(dash.locator(".flash-info")).to_contain_text("The email was sent to the winner of prize 1.")
+        expect(dash.locator(".flash-info")).to_contain_text("The email to the winner of prize 1 is queued")
         expect(row.locator(".sent")).not_to_have_text("–")
         dash.screenshot(path=os.path.join(screenshots, "raffle-winners.png"), full_page=True)
+        _mail_in_log(server_log, rf"to {VOLUNTEER}@example.org: Zozketa irabazi duzu")
         mail = server_log().split(f"to {VOLUNTEER}@example.org: ")[-1]
         assert mail.startswith("Zozketa irabazi duzu: Raffle campaign")
         assert "1. saria irabazi duzu" in mail and "Idatzi sariak@example.org helbidera." in mail
