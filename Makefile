@@ -4,17 +4,37 @@ VENV := .venv
 BIN := $(VENV)/bin
 FLASK := $(BIN)/flask --app wsgi
 STAMP := $(VENV)/.installed
+TEST_STAMP := $(VENV)/.installed-test
 
-.PHONY: run test install catalogues chromium axe db demo bench clean
+.PHONY: run test install install-test lock audit catalogues chromium axe db demo bench clean
 
-$(STAMP): requirements.txt
+# Every package comes from a lock file, pinned with its hashes (pip refuses a
+# file whose hash differs). pip, setuptools and wheel first, from their own
+# lock; PyICU, the one source distribution, is then built against those
+# (--no-build-isolation), so no build tool is fetched unchecked.
+$(STAMP): requirements-build.lock requirements.lock
 	bash scripts/install-icu.sh
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -r requirements.txt
+	$(BIN)/pip install --quiet --require-hashes -r requirements-build.lock
+	$(BIN)/pip install --quiet --require-hashes --no-build-isolation -r requirements.lock
 	touch $(STAMP)
 
+# Test, benchmark and dependency tools, beside the runtime (not for `make run`).
+$(TEST_STAMP): $(STAMP) requirements-test.lock
+	$(BIN)/pip install --quiet --require-hashes -r requirements-test.lock
+	touch $(TEST_STAMP)
+
 install: $(STAMP)
+install-test: $(TEST_STAMP)
+
+# Regenerate the locks from requirements*.txt with pip-tools (PyPI's hashes).
+lock: $(TEST_STAMP)
+	bash scripts/lock.sh $(BIN)/pip-compile
+
+# Known vulnerabilities in every locked package; says plainly if the advisory
+# data cannot be reached (and then exits 0: nothing was checked).
+audit: $(TEST_STAMP)
+	PIP_AUDIT=$(BIN)/pip-audit bash scripts/audit.sh
 
 # Compiled message catalogues are built here, never committed.
 catalogues: install
@@ -46,11 +66,11 @@ node_modules/axe-core/axe.min.js: package.json package-lock.json
 # Every test on SQLite; then again on PostgreSQL, with the multi-process
 # tests (two servers behind nginx, Redis): scripts/services.sh installs,
 # starts and afterwards stops PostgreSQL and Redis (tests/stats use no database).
-test: catalogues chromium axe
+test: catalogues install-test chromium axe
 	$(BIN)/python -m pytest -q -p no:cacheprovider tests --ignore=tests/multiprocess
 	BOZKA_REQUIRE_SERVICES=1 bash scripts/services.sh run $(BIN)/python -m pytest -q -p no:cacheprovider tests --ignore=tests/stats
 
-bench: install
+bench: install-test
 	$(BIN)/python scripts/bench/bench_judging.py
 
 clean:
