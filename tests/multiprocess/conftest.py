@@ -22,7 +22,7 @@ from helpers import QUIET_SIGNS, write_campaign  # noqa: E402
 INTERVAL = 0.5  # seconds between ranking broadcasts
 
 
-def _services():
+def required_services():
     database = os.environ.get("BOZKA_TEST_DATABASE_URL", "")
     redis_url = os.environ.get("BOZKA_TEST_REDIS_URL", "")
     missing = []
@@ -42,12 +42,12 @@ def _services():
 
 @pytest.fixture(scope="session")
 def redis_url():
-    return _services()[1]
+    return required_services()[1]
 
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
-    _database, redis_url = _services()
+    _database, redis_url = required_services()
     import redis
 
     connection = redis.Redis.from_url(redis_url)

@@ -22,7 +22,7 @@ from sqlalchemy import create_engine, text
 
 from clients import Volunteer, correct_choice, register
 from cluster import ROOT, Cluster, server_command, wait_http
-from conftest import INTERVAL, _services
+from conftest import INTERVAL, required_services
 from databases import scratch_database
 from helpers import QUIET_SIGNS, write_campaign
 
@@ -33,7 +33,7 @@ JUDGMENT = re.compile(r'"POST /c/test/api/judgment ')
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
     """As conftest's, with a campaign large enough for the whole load."""
-    _database, redis_url = _services()
+    _database, redis_url = required_services()
     import redis
 
     connection = redis.Redis.from_url(redis_url)
