@@ -11,7 +11,8 @@ from sqlalchemy import select
 from .extensions import db
 from .models import ROLES, Campaign, User, utcnow
 from .services import accounts, export, importer
-from .services.importer import CampaignFormatError, create_campaign, read_campaign
+from .services.campaign_writer import import_in_batches
+from .services.importer import CampaignFormatError, read_campaign
 
 DEMO_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "demo")
 DEMO_ORGANISER = ("organiser@bozka.test", "organiser")
@@ -25,13 +26,8 @@ def import_campaign(path, dry_run=False, status="open"):
     spec = read_campaign(path)
     if dry_run:
         return spec, None
-    try:
-        campaign = create_campaign(spec, status=status)
-        db.session.commit()
-    except Exception:
-        db.session.rollback()
-        raise
-    return spec, campaign
+    campaign_id = import_in_batches(spec, status=status, batch=current_app.config["BOZKA_IMPORT_BATCH"])
+    return spec, db.session.get(Campaign, campaign_id)
 
 
 @campaign_cli.command("import")
@@ -155,8 +151,7 @@ def load_demo():
         folder = os.path.join(DEMO_DIR, name)
         spec = read_campaign(folder)
         if not db.session.scalar(select(Campaign.id).where(Campaign.slug == spec.slug)):
-            create_campaign(spec)
-            db.session.commit()
+            import_in_batches(spec, batch=current_app.config["BOZKA_IMPORT_BATCH"])
             click.echo(f"Loaded demo campaign {spec.slug}.")
     email, username = DEMO_ORGANISER
     if db.session.scalar(select(User.id).where(User.email == email)):

@@ -75,6 +75,15 @@ def from_env(instance_path):
         # SQLite: seconds between write-ahead-log checkpoints, made in the
         # background (app/wal.py); 0 leaves them to SQLite, in the commits.
         "BOZKA_CHECKPOINT_INTERVAL": float(os.environ.get("BOZKA_CHECKPOINT_INTERVAL", "1.0")),
+        # SQLite's write lock (docs/deployment.md, "A busy database"): under
+        # gevent, milliseconds SQLite itself waits for it (a wait in C that
+        # freezes the worker, so short); then a write waits cooperatively,
+        # retrying, up to BOZKA_BUSY_WAIT seconds in all before a 503.
+        # Threads and commands wait in C, up to BOZKA_BUSY_WAIT.
+        "BOZKA_SQLITE_BUSY_MS": int(os.environ.get("BOZKA_SQLITE_BUSY_MS", "20")),
+        "BOZKA_BUSY_WAIT": float(os.environ.get("BOZKA_BUSY_WAIT", "10")),
+        # Sentences `flask campaign import` writes per transaction.
+        "BOZKA_IMPORT_BATCH": int(os.environ.get("BOZKA_IMPORT_BATCH", "500")),
         "MAIL_SERVER": os.environ.get("MAIL_SERVER") or None,
         "MAIL_PORT": int(os.environ.get("MAIL_PORT", "587")),
         "MAIL_USERNAME": os.environ.get("MAIL_USERNAME") or None,

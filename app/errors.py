@@ -16,6 +16,8 @@ CSP = "; ".join([
     "form-action 'self'",
     "frame-ancestors 'none'",
 ])
+# Seconds a client is asked to wait after a 503 (the database busy or away).
+RETRY_AFTER = 5
 # Every response carries these.
 SECURITY_HEADERS = (
     ("Content-Security-Policy", CSP),
@@ -102,4 +104,7 @@ def register(app):
         # of the cookie or the browser (not the campaign's, which is stored).
         g.database_unavailable = True
         app.logger.warning("database unavailable: %s", error)
-        return page(503, _("Busy"), _("The site is very busy right now and your last action was not saved. Please try again in a moment."))
+        response, status = page(503, _("Busy"), _("The site is very busy right now and your last action was not saved. Please try again in a moment."))
+        response = app.make_response((response, status))
+        response.headers["Retry-After"] = str(RETRY_AFTER)
+        return response

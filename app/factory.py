@@ -12,6 +12,7 @@ from sqlalchemy.engine import Engine
 from . import config as config_module, private, protocols
 from .choices import (AGE_GROUPS, CAMPAIGN_STATUSES, DISMISSAL_REASONS, EXPORTS, HOLD_REASONS, LANGUAGE_LEVELS,
                       QUALITY_KINDS, ROLES, STUDIES_FIELDS, STUDIES_LEVELS, label)
+from .database import waits_while_busy
 from .extensions import babel, csrf, db, limiter, login_manager, migrate, socketio
 from .languages import available_locales, language_name, select_locale, text_direction
 
@@ -25,7 +26,6 @@ def _sqlite_pragmas(dbapi_connection, _record):
         cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute("PRAGMA synchronous=NORMAL")
         cursor.execute("PRAGMA foreign_keys=ON")
-        cursor.execute("PRAGMA busy_timeout=30000")
         cursor.close()
 
 
@@ -39,6 +39,19 @@ def _async_mode():
     except ImportError:
         pass
     return "threading"
+
+
+def _sqlite_busy_seconds(config):
+    """How long SQLite itself waits for another connection's write lock.
+
+    The wait is in C: under gevent it would freeze every request of the
+    worker, so it is short there and the judging steps wait between
+    attempts instead (services/evaluation.retrying). A thread or a command
+    blocks only itself.
+    """
+    if _async_mode() == "gevent":
+        return config["BOZKA_SQLITE_BUSY_MS"] / 1000
+    return config["BOZKA_BUSY_WAIT"]
 
 
 class YieldBeforeRequest:
@@ -90,7 +103,7 @@ def create_app(overrides=None):
         app.config["SQLALCHEMY_ENGINE_OPTIONS"] = {
             **app.config["SQLALCHEMY_ENGINE_OPTIONS"],
             "pool_pre_ping": False,
-            "connect_args": {"timeout": 30},
+            "connect_args": {"timeout": _sqlite_busy_seconds(app.config)},
         }
     seed = app.config.get("BOZKA_RANDOM_SEED")
     app.extensions["bozka_rng"] = random.Random(int(seed)) if seed is not None else random.SystemRandom()
@@ -155,6 +168,9 @@ def create_app(overrides=None):
     app.register_blueprint(volunteer_bp)
     app.register_blueprint(auth_bp)
     app.register_blueprint(organiser_bp)
+    # A write that finds SQLite busy waits cooperatively, then a 503 (database.while_busy).
+    for endpoint, view in list(app.view_functions.items()):
+        app.view_functions[endpoint] = waits_while_busy(view)
 
     from . import cli
 

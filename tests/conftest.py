@@ -1,7 +1,8 @@
 import pytest
 
 from app.extensions import db
-from app.services.importer import create_campaign, read_campaign
+from app.services.campaign_writer import create_campaign
+from app.services.importer import read_campaign
 from browser import browser  # noqa: F401 (the session's Chromium, for every folder)
 from databases import fresh_schema
 from helpers import QUIET_SIGNS, build_app, write_campaign

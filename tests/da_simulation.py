@@ -9,7 +9,8 @@ from sqlalchemy import select
 from app.extensions import db
 from app.models import Item, Participation, Sentence, System, User, utcnow
 from app.services import accounts, evaluation
-from app.services.importer import create_campaign, read_campaign
+from app.services.campaign_writer import create_campaign
+from app.services.importer import read_campaign
 from app.services.pseudonyms import pseudonym
 from helpers import QUIET_SIGNS, csrf_token, write_campaign
 

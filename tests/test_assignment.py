@@ -12,7 +12,8 @@ from sqlalchemy.orm import Session
 from app.extensions import db
 from app.models import Control, Item, Participation, Sentence, Slot, Ticket, utcnow
 from app.services import accounts, assignment, evaluation, quality, reservations, slots
-from app.services.importer import create_campaign, read_campaign
+from app.services.campaign_writer import create_campaign
+from app.services.importer import read_campaign
 from databases import fresh_schema
 from helpers import QUIET_SIGNS, write_campaign
 

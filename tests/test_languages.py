@@ -19,7 +19,8 @@ from app.extensions import db
 from app.languages import text_direction
 from app.models import Campaign, utcnow
 from app.services import accounts
-from app.services.importer import create_campaign, read_campaign
+from app.services.campaign_writer import create_campaign
+from app.services.importer import read_campaign
 from helpers import QUIET_SIGNS, csrf_token, register
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -12,7 +12,8 @@ from app.cli import import_campaign
 from app.extensions import db
 from app.models import PracticeItem
 from app.services import practice
-from app.services.importer import CampaignFormatError, create_campaign, read_campaign
+from app.services.campaign_writer import create_campaign
+from app.services.importer import CampaignFormatError, read_campaign
 from helpers import DEMO, QUIET_SIGNS, csrf_token, register, write_campaign
 
 

@@ -80,7 +80,8 @@ def test_controls_look_exactly_like_real_items(client, make_campaign):
 
 def test_mt_output_is_escaped(client, app, tmp_path):
     from helpers import write_campaign
-    from app.services.importer import create_campaign, read_campaign
+    from app.services.campaign_writer import create_campaign
+    from app.services.importer import read_campaign
     import os
 
     folder = write_campaign(str(tmp_path / "x"), sentences=6)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from sqlalchemy.exc import DBAPIError, OperationalError
 
 from .. import protocols
-from ..database import dialect_name
+from ..database import BusyWait, busy, dialect_name
 from ..extensions import db
 from . import answers, assignment, rewards
 
@@ -96,22 +96,37 @@ def retrying(step):
     """Run a whole step again when the database was busy or restarted.
 
     Every step is one transaction and an answer counts only once per item
-    token, so running it again can neither lose nor double a judgment. If
-    the database stays away, the error reaches the caller (a clean 503).
+    token, so running it again can neither lose nor double a judgment. A
+    busy SQLite is tried again, waiting cooperatively, for up to
+    BOZKA_BUSY_WAIT seconds; a restarted database RETRIES times. Then the
+    error reaches the caller (a clean 503).
     """
 
     @functools.wraps(step)
     def run(*args, **kwargs):
-        for attempt in range(RETRIES + 1):
-            try:
-                return step(*args, **kwargs)
-            except (OperationalError, DBAPIError) as exc:
-                db.session.rollback()
-                if attempt == RETRIES or not (isinstance(exc, OperationalError) or exc.connection_invalidated):
-                    raise
-                log.warning("database busy or restarted (%s); trying again", exc.__class__.__name__)
-                time.sleep(0.05 * 2 ** attempt)
-        return None
+        attempt, waits = 0, None
+        try:
+            while True:
+                try:
+                    return step(*args, **kwargs)
+                except (OperationalError, DBAPIError) as exc:
+                    db.session.rollback()
+                    if busy(exc):
+                        waits = waits or BusyWait()
+                        again = waits.wait()
+                    elif attempt < RETRIES and (isinstance(exc, OperationalError) or exc.connection_invalidated):
+                        time.sleep(0.05 * 2 ** attempt)
+                        again = True
+                    else:
+                        again = False
+                    if not again:
+                        raise
+                    if attempt == 0:
+                        log.warning("database busy or restarted (%s); trying again", exc.__class__.__name__)
+                    attempt += 1
+        finally:
+            if waits is not None:
+                waits.done()
 
     return run
 

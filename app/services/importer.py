@@ -3,19 +3,16 @@
 
 ``read_campaign`` validates everything and returns a plain ``CampaignSpec``;
 nothing is written to the database unless it succeeds, and then
-``create_campaign`` writes the whole campaign in one transaction.
+services/campaign_writer.py writes it.
 """
 import math
 import os
-import random
 import re
 import tomllib
 from dataclasses import dataclass, field
 from fractions import Fraction
 
 from .. import protocols
-from ..extensions import db
-from ..models import Campaign, Control, Output, PracticeItem, Sentence, System
 from ..stats.bozka_reader import ANSWER_LABELS  # a system so named would read as an answer
 from .quality import PLACEMENTS, is_control_position, pool_warning
 
@@ -444,65 +441,3 @@ def same_text(text):
 def same_output(a, b):
     """Identical outputs, ignoring differences in white space."""
     return same_text(a) == same_text(b)
-
-
-def create_campaign(spec, status="open"):
-    """Write a validated campaign in the caller's transaction."""
-    if db.session.query(Campaign.id).filter_by(slug=spec.slug).first():
-        raise CampaignFormatError("campaign.toml", None, f"a campaign '{spec.slug}' already exists")
-    campaign = Campaign(
-        slug=spec.slug,
-        name=spec.name,
-        description=spec.description,
-        instructions=spec.instructions,
-        source_language=spec.source_language,
-        target_language=spec.target_language,
-        interface_language=spec.interface_language,
-        protocol=spec.protocol,
-        status=status,
-        **spec.settings,
-    )
-    db.session.add(campaign)
-    db.session.flush()
-    systems = []
-    for position, name in enumerate(spec.systems):
-        system = System(campaign_id=campaign.id, name=name, position=position)
-        db.session.add(system)
-        systems.append(system)
-    db.session.flush()
-    target = spec.settings["judgments_per_pair"]
-    protocol = protocols.PROTOCOLS[spec.protocol]
-    rng = random.Random(f"{spec.slug}:units")  # the same folder makes the same campaign
-    total = 0
-    for index, source in enumerate(spec.sources):
-        sentence = Sentence(
-            campaign_id=campaign.id,
-            number=index + 1,
-            source=source,
-            reference=spec.references[index] if spec.references else None,
-            capacity=0,
-        )
-        db.session.add(sentence)
-        db.session.flush()
-        outputs = []
-        for system in systems:
-            output = Output(sentence_id=sentence.id, system_id=system.id, text=spec.outputs[system.name][index])
-            db.session.add(output)
-            outputs.append(output)
-        slots = protocol.units(sentence.id, outputs, target, settings=spec.settings, rng=rng)
-        db.session.add_all(slots)
-        capacity = sum(slot.target for slot in slots)
-        sentence.capacity = capacity
-        sentence.is_open = capacity > 0
-        total += capacity
-    for number, (source, better, worse) in enumerate(spec.controls, start=1):
-        db.session.add(
-            Control(campaign_id=campaign.id, number=number, source=source, better=better, worse=worse)
-        )
-    for number, (source, better, worse, why) in enumerate(spec.practice, start=1):
-        db.session.add(
-            PracticeItem(campaign_id=campaign.id, number=number, source=source, better=better, worse=worse, why=why)
-        )
-    campaign.target_judgments = total
-    db.session.flush()
-    return campaign

@@ -70,7 +70,8 @@ def next_item(sizes, workdir, protocol, volunteers=30, history=40, rounds=10, ba
     from app.models import Campaign, Participation, User
     from app.services.accounts import join_campaign
     from app.services.assignment import serve_next
-    from app.services.importer import create_campaign, read_campaign
+    from app.services.campaign_writer import create_campaign
+    from app.services.importer import read_campaign
     from app.services.quality import is_control_position, volunteer_seed
 
     now, rng = datetime(2026, 1, 1, 12), random.Random(1)

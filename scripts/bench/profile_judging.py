@@ -29,7 +29,8 @@ def setup(workdir, sentences, volunteers, protocol="pairwise"):
 
     from app import create_app
     from app.extensions import db
-    from app.services.importer import create_campaign, read_campaign
+    from app.services.campaign_writer import create_campaign
+    from app.services.importer import read_campaign
 
     app = create_app({"BOZKA_REALTIME_TICKER": False})
     with app.app_context():

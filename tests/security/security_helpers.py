@@ -135,7 +135,8 @@ def row_counts():
 
 def add_campaign(tmp_path, name="campaign", slug="test", **kwargs):
     """A small campaign (helpers.write_campaign) in the current app."""
-    from app.services.importer import create_campaign, read_campaign
+    from app.services.campaign_writer import create_campaign
+    from app.services.importer import read_campaign
     from helpers import QUIET_SIGNS, write_campaign
 
     folder = write_campaign(str(tmp_path / name), **(QUIET_SIGNS | kwargs))

@@ -14,7 +14,7 @@ import pytest
 from sqlalchemy import event, select
 
 from app.extensions import db
-from app.models import Campaign, Control, Item, Participation
+from app.models import Campaign, Control, Item, Participation, User
 from helpers import csrf_token, register
 from security_helpers import db_snapshot
 
@@ -33,10 +33,12 @@ def volunteer(app, make_campaign):
 
 @pytest.fixture
 def short_busy_timeout(app):
-    """Wait 200 ms for a lock instead of 30 s, so the test is quick (SQLite's
-    write lock; PostgreSQL's restart has its own test)."""
+    """SQLite waits 200 ms for a lock, and a judging step retries for 2 s
+    (BOZKA_BUSY_WAIT), so the test is quick (SQLite's write lock;
+    PostgreSQL's restart has its own test)."""
     if not app.config["SQLALCHEMY_DATABASE_URI"].startswith("sqlite"):
         pytest.skip("SQLite locking")
+    app.config["BOZKA_BUSY_WAIT"] = 2
     db.engine.dispose()
 
     @event.listens_for(db.engine, "connect")
@@ -113,6 +115,35 @@ def test_a_short_lock_is_waited_out_by_retrying(app, volunteer, short_busy_timeo
         holder.join()
     assert response.status_code == 200 and response.get_json()["status"] == "accepted"
     assert db.session.scalar(select(Participation.items_answered)) == 1
+
+
+def test_every_write_waits_out_a_short_lock_then_answers_503(app, make_campaign, short_busy_timeout):
+    """Not only judging: a registration (any view) is run again while SQLite
+    is busy, up to BOZKA_BUSY_WAIT, and then refused whole with a 503."""
+    make_campaign(sentences=5)
+    db.session.remove()
+    ready = threading.Event()
+    holder = threading.Thread(target=_hold_write_lock, args=(app, 0.6, ready))
+    holder.start()
+    ready.wait(5)
+    try:
+        waited_out = register(app.test_client(), username="patient", email="patient@example.org")
+    finally:
+        holder.join()
+    assert waited_out.status_code == 302
+    assert db.session.scalar(select(User.username).where(User.username == "patient")) == "patient"
+
+    db.session.remove()
+    app.config["BOZKA_BUSY_WAIT"] = 0.5
+    locker = sqlite3.connect(_database_path(app), timeout=5, isolation_level=None)
+    locker.execute("BEGIN IMMEDIATE")
+    try:
+        refused = register(app.test_client(), username="hasty", email="hasty@example.org")
+    finally:
+        locker.execute("ROLLBACK")
+        locker.close()
+    assert refused.status_code == 503 and refused.headers["Retry-After"]
+    assert db.session.scalar(select(User.id).where(User.username == "hasty")) is None
 
 
 def test_an_answer_sent_again_after_a_lost_reply_counts_once(app, volunteer):

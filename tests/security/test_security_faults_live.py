@@ -201,7 +201,7 @@ class Volunteer:
             self.idle.set()
 
 
-def _check_exactly_once(site, volunteers):
+def check_exactly_once(site, volunteers):
     acked = {token for v in volunteers for token in v.acked}
     sent = dict(pair for v in volunteers for pair in v.sent)
     rows = site.query("SELECT token, choice, answered_at FROM items")
@@ -312,7 +312,7 @@ def test_sigkill_under_load_loses_and_doubles_nothing(site):
         load.wait_for(load.acked() + 12)
     assert all(v.failure is None for v in volunteers), [v.failure for v in volunteers]
     server.stop()
-    acknowledged = _check_exactly_once(server, volunteers)
+    acknowledged = check_exactly_once(server, volunteers)
     assert acknowledged >= acked_before_kill + 12
     print(f"SIGKILL test: {len(volunteers)} volunteers, {acknowledged} acknowledged judgments "
           f"({acked_before_kill} before the kill), {sum(len(v.stale) for v in volunteers)} answers already "
@@ -342,7 +342,7 @@ def test_postgresql_restarted_under_load_loses_and_doubles_nothing(site, tmp_pat
         errors = [line for line in server.log().splitlines() if "Error" in line or "error" in line]
         assert set(statuses) <= {503}, (statuses, "\n".join(errors))  # a clean 503, never a 500
         server.stop()
-        acknowledged = _check_exactly_once(server, volunteers)
+        acknowledged = check_exactly_once(server, volunteers)
         print(f"PostgreSQL restart: {acknowledged} acknowledged judgments ({acked_before} before the restart), "
               f"{sum(len(v.stale) for v in volunteers)} answers already saved when resent, "
               f"HTTP 5xx answers {statuses or 'none'}, {sum(v.errors for v in volunteers)} requests retried")

@@ -12,7 +12,8 @@ from sqlalchemy import select
 from app.extensions import db
 from app.models import Campaign
 from app.services import accounts
-from app.services.importer import MAX_LINE_CHARS, CampaignFormatError, create_campaign, read_campaign
+from app.services.campaign_writer import create_campaign
+from app.services.importer import MAX_LINE_CHARS, CampaignFormatError, read_campaign
 from helpers import csrf_token, register, write_campaign
 from security_helpers import db_snapshot, login, make_staff
 

@@ -15,7 +15,8 @@ from sqlalchemy import select
 from app.extensions import db, socketio
 from app.models import Control, Participation, User
 from app.services import accounts, outbox
-from app.services.importer import create_campaign, read_campaign
+from app.services.campaign_writer import create_campaign
+from app.services.importer import read_campaign
 from helpers import QUIET_SIGNS, csrf_token, register
 from security_helpers import PAYLOADS, STRONG, assert_inert, login, make_staff
 
