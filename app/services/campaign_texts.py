@@ -6,7 +6,7 @@ default texts, written in the campaign's ``interface_language``; a
 (docs/campaign-format.md). ``read_texts`` checks those tables for the
 importer; ``campaign_text`` picks the text a page in a given language shows.
 """
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from babel import Locale, UnknownLocaleError, negotiate_locale
 
@@ -17,8 +17,7 @@ FIELDS = ("name", "description", "instructions")
 NAME_LENGTH = 200  # campaigns.name
 
 
-@dataclass(frozen=True)
-class CampaignText:
+class CampaignText(NamedTuple):
     """A campaign text as a page shows it, with the language it is written
     in (BCP 47, for ``lang``) and its direction (for ``dir``)."""
 
