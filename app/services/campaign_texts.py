@@ -68,18 +68,18 @@ def read_texts(raw, defaults, default_language, read_instructions):
         unknown = sorted(set(table) - set(FIELDS))
         if unknown:
             raise _error(where, f"unknown key(s): {', '.join(unknown)}; a language may give {', '.join(FIELDS)}")
-        texts[key] = {field: _text(table[field], f"{where}.{field}", defaults[field], read_instructions)
+        texts[key] = {field: _text(field, table[field], f"{where}.{field}", defaults[field], read_instructions)
                       for field in FIELDS if field in table}
     return texts
 
 
-def _text(value, where, default, read_instructions):
-    """One text of a [texts.LANG] table (for instructions, the file's text)."""
+def _text(field, value, where, default, read_instructions):
+    """One text of a [texts.LANG] table (for instructions, the file's text);
+    ``where``: its key, for the errors."""
     if not isinstance(value, str):
         raise _error(where, "a text in quotes expected")
     if not value.strip():
         raise _error(where, "empty text")
-    field = where.rsplit(".", 1)[1]
     if not default:
         raise _error(where, f"the campaign has no default {field} to translate")
     if field != "instructions":
