@@ -9,8 +9,8 @@ from sqlalchemy import func, select
 
 from app.cli import import_campaign
 from app.extensions import db
-from app.models import Campaign
-from app.services import accounts
+from app.models import Campaign, Control
+from app.services import accounts, export
 from app.services.campaign_texts import campaign_text
 from app.services.campaign_writer import create_campaign
 from app.services.importer import CampaignFormatError, read_campaign
@@ -270,12 +270,33 @@ def test_organiser_pages_keep_the_default(app, basque):
     _shown(client, "/organiser/c/test/", "Judge translations", "en")
 
 
-def test_campaign_list_and_exports_keep_the_default(app, tmp_path):
+def test_campaign_list_and_exports_do_not_change(app, tmp_path):
     spec, campaign = import_campaign(_folder(tmp_path, BASQUE))
     db.session.commit()
+    client = _client(app, "eu")
+    register(client)
+    better = set(db.session.scalars(select(Control.better)))
+    token = csrf_token(client, "/c/test/instructions")
+    for _ in range(4):  # two controls, then sentences
+        item = client.get("/c/test/api/item").get_json()["item"]
+        client.post("/c/test/api/judgment", headers={"X-CSRFToken": token},
+                    json={"token": item["token"], "choice": "right" if item["right"] in better else "left"})
     runner = app.test_cli_runner()
-    listed = runner.invoke(args=["campaign", "list"])
-    assert listed.exit_code == 0
-    assert listed.output == f"test\tpairwise\topen\t0/{campaign.target_judgments} judgments\n"
+
+    def outputs():
+        db.session.expire_all()
+        found = {"list": runner.invoke(args=["campaign", "list"]).output}
+        for kind, _formats in export.offered(campaign):
+            result = runner.invoke(args=["export", kind, "test"])
+            assert result.exit_code == 0, result.output
+            found[kind] = result.output
+        return found
+
+    with_texts = outputs()
+    assert with_texts["list"] == f"test\tpairwise\topen\t2/{campaign.target_judgments} judgments\n"
+    assert len(with_texts["judgments"].splitlines()) == 5  # the header and four answers
+    campaign.texts = None
+    db.session.commit()
+    assert outputs() == with_texts
     dry = runner.invoke(args=["campaign", "import", "--dry-run", _folder(tmp_path / "again", BASQUE)])
     assert dry.exit_code == 0 and "Texts also in: eu." in dry.output
