@@ -124,9 +124,10 @@ def test_nothing_is_written_when_a_text_is_bad(app, tmp_path):
 
 
 def test_the_demo_campaigns_speak_basque_and_spanish():
-    for folder in (EN_EU, os.path.join(os.path.dirname(EN_EU), "en-eu-da"), EN_UR):
+    for folder, languages in ((EN_EU, {"eu", "es"}), (os.path.join(os.path.dirname(EN_EU), "en-eu-da"), {"eu", "es"}),
+                              (EN_UR, {"eu", "es", "ur"})):
         spec = read_campaign(folder)
-        assert set(spec.texts) == {"eu", "es"}, folder
+        assert set(spec.texts) == languages, folder
         for texts in spec.texts.values():
             assert set(texts) == {"name", "description", "instructions"}
             assert texts["instructions"].count("\n\n") == spec.instructions.count("\n\n")  # paragraph for paragraph
@@ -242,6 +243,21 @@ def test_lang_and_dir_are_those_of_the_language_shown(app, tmp_path):
     _shown(basque, "/c/test/", "بارہ جملے۔", "ur", "rtl")  # no Basque description: the Urdu one
     html = basque.get("/c/test/").get_data(as_text=True)
     assert '<html lang="eu" dir="ltr"' in html and '<bdi lang="eu" dir="ltr">Epaitu itzulpenak</bdi>' in html
+
+
+def test_a_right_to_left_interface_keeps_each_texts_direction(app):
+    """The Urdu interface (right to left): the Urdu demo's Urdu name right to
+    left, the Basque demo's English default left to right."""
+    create_campaign(read_campaign(EN_UR))
+    create_campaign(read_campaign(EN_EU))
+    db.session.commit()
+    client = _client(app, "ur")
+    assert '<html lang="ur" dir="rtl"' in client.get("/").get_data(as_text=True)
+    _shown(client, "/", "ڈیمو: انگریزی سے اردو", "ur", "rtl")
+    _shown(client, "/", "Demo: English to Basque", "en", "ltr")
+    _shown(client, "/c/demo-en-eu/", "Demo: English to Basque", "en", "ltr")
+    _shown(client, "/c/demo-en-ur/instructions", read_campaign(EN_UR).texts["ur"]["instructions"].split("\n\n")[1],
+           "ur", "rtl")
 
 
 def test_campaign_texts_are_escaped(app, tmp_path):
