@@ -47,6 +47,8 @@ def import_command(path, dry_run, status):
         f"({pairs} pairs), {len(spec.controls)} controls"
         + (f", {len(spec.practice)} practice items." if spec.practice else ".")
     )
+    if spec.texts:
+        click.echo(f"Texts also in: {', '.join(spec.texts)}.")
     for warning in spec.warnings:
         click.echo(f"Warning: {warning}")
 

@@ -182,6 +182,13 @@ def create_app(overrides=None):
 
     app.jinja_env.filters["dir_of"] = text_direction
     app.jinja_env.globals["language_name"] = language_name
+    from flask_babel import get_locale
+
+    from .services.campaign_texts import campaign_text
+
+    # A campaign's name, description or instructions in the page's language
+    # if the campaign gives it, else the default: .text, .lang, .dir.
+    app.jinja_env.globals["campaign_text"] = lambda campaign, field: campaign_text(campaign, field, get_locale())
     from .volunteer.texts import tickets_summary
 
     app.jinja_env.globals["tickets_summary"] = tickets_summary
