@@ -1,6 +1,7 @@
 """Command-line entry points: ``flask campaign ...``, ``flask user ...``, ``flask demo``."""
 import os
 import secrets
+import sys
 import tomllib
 
 import click
@@ -223,7 +224,7 @@ def export_command(kind, slug, fmt, output):
         export.check(campaign, kind, fmt)
     except export.ExportError as exc:
         raise click.ClickException(str(exc)) from None
-    handle = open(output, "w", encoding="utf-8", newline="") if output else click.get_text_stream("stdout")
+    handle = open(output, "w", encoding="utf-8", newline="") if output else sys.stdout
     try:
         for chunk in export.stream(campaign, kind, fmt):
             handle.write(chunk)
