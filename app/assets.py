@@ -21,6 +21,7 @@ from flask_static_digest import digester
 from whitenoise import WhiteNoise
 
 from .errors import SECURITY_HEADERS
+from .extensions import static_digest
 
 MANIFEST = "cache_manifest.json"
 FINGERPRINTED = re.compile(digester.DIGESTED_FILE_REGEX)
@@ -85,6 +86,7 @@ def init_app(app):
     """Build static/ if needed, fingerprint url_for('static'), serve static/ through WhiteNoise, add /favicon.ico."""
     app.config.setdefault("FLASK_STATIC_DIGEST_COMPRESSION", ["gzip", "brotli"])  # read by `flask digest`
     manifest = build(app.static_folder)
+    static_digest.init_app(app)
 
     @app.url_defaults
     def fingerprint(endpoint, values):
