@@ -5,9 +5,10 @@ BIN := $(VENV)/bin
 FLASK := $(BIN)/flask --app wsgi
 STAMP := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
-# Where `make run` serves: `make run PORT=8080`, `make run HOST=0.0.0.0` (every interface).
-HOST ?= 127.0.0.1
-PORT ?= 5000
+# Where `make run` serves: `make run PORT=8080`, `make run HOST=0.0.0.0` (every
+# interface). Set on the command line only: a HOST or PORT in the environment is not read.
+HOST = 127.0.0.1
+PORT = 5000
 
 .PHONY: run test install install-test lock audit catalogues chromium axe db demo bench clean
 
