@@ -176,16 +176,18 @@ def register(app):
     app.cli.add_command(restore_command)
 
     @app.cli.command("demo")
-    def demo_command():
+    @click.option("--url", default="http://127.0.0.1:5000", show_default=True,
+                  help="The address the site will be served at (make run passes its HOST and PORT).")
+    def demo_command(url):
         """Load the demo campaigns and a demo organiser, and say how to log in."""
         password = load_demo()
         email = DEMO_ORGANISER[0]
         click.echo("")
-        click.echo("Bozka is ready: http://127.0.0.1:5000")
+        click.echo(f"Bozka is ready: {url}")
         click.echo("  Volunteers: open the address and register.")
         # The password is shown here once and kept nowhere in plain text.
         if password:
-            click.echo(f"  Demo organiser: {email} / {password}  (http://127.0.0.1:5000/organiser/)")
+            click.echo(f"  Demo organiser: {email} / {password}  ({url}/organiser/)")
             click.echo("  (shown only now: note it down)")
         else:
             click.echo(f"  Demo organiser: {email} (password shown when it was made)")

@@ -112,6 +112,9 @@ def create_app(overrides=None):
     from . import limits
 
     limits.init_app(app)  # first: no other hook may read a body it refuses
+    from . import assets
+
+    assets.init_app(app)  # static/ served before Flask, inside every other middleware
     db.init_app(app)
     migrate.init_app(app, db, directory=os.path.join(ROOT, "migrations"))
     csrf.init_app(app)
