@@ -84,6 +84,16 @@ QUALITY_KINDS = [
 ]
 
 
+# Why a volunteer reported an item and skipped it (ItemReport.reason, services/reports.py).
+REPORT_REASONS = [
+    ("source-broken", _l("The source text is broken or garbled")),
+    ("translation-empty", _l("A translation is empty")),
+    ("wrong-language", _l("A translation is in the wrong language")),
+    ("offensive", _l("Offensive content")),
+    ("other", _l("Another problem")),
+]
+
+
 def label(choices, value):
     """The translated label of a stored code (the code itself if unknown)."""
     return dict(choices).get(value, value)

@@ -342,6 +342,9 @@ class Item(db.Model):
     too_fast = db.Column(db.Boolean, nullable=False, default=False)
     discarded_at = db.Column(db.DateTime)
     discarded_reason = db.Column(db.String(200))
+    # Reported by the volunteer as broken and skipped (services/reports.py):
+    # never answered, its slot back in the pool.
+    skipped_at = db.Column(db.DateTime)
 
     slot = db.relationship("Slot")
     sentence = db.relationship("Sentence")
@@ -355,6 +358,26 @@ class Item(db.Model):
     @property
     def is_control(self):
         return self.control_id is not None
+
+
+class ItemReport(db.Model):
+    """A volunteer's report that an item is broken (services/reports.py);
+    the item was skipped. One report per item."""
+
+    __tablename__ = "item_reports"
+    __table_args__ = (Index("ix_item_reports_campaign", "campaign_id", "created_at"),)
+    id = db.Column(db.Integer, primary_key=True)
+    campaign_id = db.Column(db.Integer, db.ForeignKey("campaigns.id"), nullable=False)
+    sentence_id = db.Column(db.Integer, db.ForeignKey("sentences.id"))  # None for a control
+    item_id = db.Column(db.Integer, db.ForeignKey("items.id"), nullable=False, unique=True)
+    participation_id = db.Column(db.Integer, db.ForeignKey("participations.id"), nullable=False)
+    reason = db.Column(db.String(32), nullable=False)  # a code of choices.REPORT_REASONS
+    text = db.Column(db.String(200))
+    created_at = db.Column(db.DateTime, nullable=False, default=utcnow)
+
+    item = db.relationship("Item")
+    sentence = db.relationship("Sentence")
+    participation = db.relationship("Participation")
 
 
 class Ticket(db.Model):

@@ -71,7 +71,9 @@ _LOCK_BY_ID = _lock_statement(_by_id, bindparam("lock_participation_id"))
 _LOCK_BY_USER = _lock_statement(_by_user, select(_participations.c.id).where(_by_user).scalar_subquery())
 _CURRENT_ITEM = (
     select(Item)
-    .where(Item.participation_id == bindparam("participation_id"), Item.answered_at.is_(None))
+    .where(
+        Item.participation_id == bindparam("participation_id"), Item.answered_at.is_(None), Item.skipped_at.is_(None)
+    )
     .order_by(Item.position.desc())
     .limit(1)
     .execution_options(populate_existing=True)

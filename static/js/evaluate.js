@@ -44,6 +44,10 @@
       el.textContent = item[el.getAttribute("data-text")];
     });
     tokenInput.value = item.token;
+    // The report form names the item shown: the new one.
+    var reportToken = $("report-token");
+    if (reportToken) reportToken.value = item.token;
+    if ($("report")) $("report").open = false;
     form.querySelectorAll("input[type=radio][data-answer]").forEach(function (r) { r.checked = false; });
     form.dispatchEvent(new Event("bozka:item"));
     $("question").focus({ preventScroll: false });
