@@ -1,0 +1,48 @@
+"""The judging page on a phone (issue 22): the campaign's name, the
+instructions link, the count down to the next raffle number after each
+answer (sent by the judging API), and reporting a broken item."""
+import os
+import re
+
+from playwright.sync_api import expect
+
+from e2e.pages import DESKTOP, PHONE, SLUG, choose, current_item, no_sideways_scrolling, open_evaluation, read_controls, register
+
+
+def test_the_judging_page_on_a_phone_counts_down_and_reports_an_item(browser, live_server, screenshots):
+    controls = read_controls()
+    context = browser.new_context(viewport=PHONE, locale="en-GB", extra_http_headers={"X-Forwarded-For": "10.22.0.1"})
+    context.set_default_timeout(10_000)
+    page = context.new_page()
+    try:
+        register(page, live_server, "report.e2e")
+        open_evaluation(page)
+        expect(page.locator(".campaign-name")).to_have_text("Demo: English to Basque")
+        expect(page.locator(".campaign-line").get_by_role("link", name="Instructions")).to_have_attribute(
+            "href", f"/c/{SLUG}/instructions")
+        expect(page.locator(".mine")).to_contain_text("10 more sentences to your next raffle number.")
+        for number in (1, 2):
+            choose(page, controls, number)
+            page.get_by_role("button", name="Next").click()
+            expect(page.locator(".mine")).to_contain_text(f"{10 - number} more sentences to your next raffle number.")
+        # Item 3, reached without a reload: the report form names it.
+        shown = current_item(page)
+        page.get_by_text("Report a problem with this item").click()
+        page.get_by_label("A translation is in the wrong language").check()
+        page.get_by_label("Details (optional)").fill("Translation 2 is Spanish")
+        no_sideways_scrolling(page)
+        page.screenshot(path=os.path.join(screenshots, "evaluate-report-phone.png"), full_page=True)
+        page.get_by_role("button", name="Report and skip").click()
+        expect(page).to_have_url(re.compile(rf"/c/{SLUG}/evaluate$"))
+        expect(page.locator(".flash-info")).to_contain_text("the problem is reported to the organisers")
+        assert current_item(page) != shown
+        # Skipped, not judged: the count and the count down are unchanged.
+        expect(page.locator(".mine")).to_contain_text("You have judged 2 sentences.")
+        expect(page.locator(".mine")).to_contain_text("8 more sentences to your next raffle number.")
+        expect(page.locator("#report")).not_to_have_attribute("open", "")
+        no_sideways_scrolling(page)
+        page.screenshot(path=os.path.join(screenshots, "evaluate-reported-phone.png"))
+        page.set_viewport_size(DESKTOP)
+        page.screenshot(path=os.path.join(screenshots, "evaluate-reported-desktop.png"))
+    finally:
+        context.close()
