@@ -27,12 +27,12 @@ taking a slot in ``slots``, what an item is in the campaign's protocol
 import secrets
 from datetime import timedelta
 
-from sqlalchemy import String, bindparam, cast, func, insert, literal_column, select, update
+from sqlalchemy import String, bindparam, cast, exists, func, insert, literal_column, select, update
 
 from .. import protocols
 from ..database import execute
 from ..extensions import db
-from ..models import Item, Participation, Ticket
+from ..models import Item, Participation, Sentence, Ticket
 from . import reservations
 from .counters import set_counters
 
@@ -158,3 +158,23 @@ def answered_today(participation_id, now):
 
 def daily_cap_reached(campaign, participation, now):
     return bool(campaign.daily_cap) and answered_today(participation.id, now) >= campaign.daily_cap
+
+
+_HELD_UNSEEN = (
+    select(Sentence.id)
+    .where(
+        Sentence.campaign_id == bindparam("campaign_id"),
+        Sentence.pending > Sentence.collected,
+        ~exists().where(Item.participation_id == bindparam("participation_id"), Item.sentence_id == Sentence.id),
+    )
+    .limit(1)
+)
+
+
+def more_may_come(campaign_id, participation_id):
+    """Whether a volunteer with nothing to judge now may get more later: a
+    sentence they have not seen is reserved by someone else, and comes back
+    if that reservation times out. Otherwise they judged everything there is
+    for them."""
+    params = {"campaign_id": campaign_id, "participation_id": participation_id}
+    return db.session.execute(_HELD_UNSEEN, params).first() is not None

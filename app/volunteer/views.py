@@ -9,7 +9,7 @@ from ..limits import small_body
 from ..extensions import db
 from ..models import Campaign, utcnow
 from .. import protocols, realtime
-from ..services import accounts, evaluation, leaderboard, practice, raffle, reports
+from ..services import accounts, assignment, evaluation, leaderboard, practice, raffle, reports
 from ..services.summary import participation_summary
 from ..web import campaign_or_404, participation_of, rng
 from . import bp
@@ -130,7 +130,8 @@ def evaluate(slug):
     if step.status == "dismissed":
         return render_template("volunteer/dismissed.html", campaign=campaign, step=step)
     if step.item is None:
-        return render_template("volunteer/done.html", campaign=campaign, step=step)
+        more_later = step.status == "finished" and assignment.more_may_come(campaign.id, participation.id)
+        return render_template("volunteer/done.html", campaign=campaign, step=step, more_later=more_later)
     ranking = leaderboard.get(campaign.id)
     return render_template(
         "volunteer/evaluate.html",
