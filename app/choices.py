@@ -40,6 +40,7 @@ LANGUAGE_LEVELS = [
     ("A1-A2", _l("Elementary (A1-A2)")),
     ("B1-B2", _l("Intermediate (B1-B2)")),
     ("C1-C2", _l("Advanced (C1-C2)")),
+    ("native", _l("Native speaker")),  # above C1-C2: the speakers the site recruits
 ]
 
 CAMPAIGN_STATUSES = [("draft", _l("Draft")), ("open", _l("Open")), ("closed", _l("Closed"))]

@@ -46,3 +46,31 @@ def test_the_judging_page_on_a_phone_counts_down_and_reports_an_item(browser, li
         page.screenshot(path=os.path.join(screenshots, "evaluate-reported-desktop.png"))
     finally:
         context.close()
+
+
+def test_registering_on_a_phone_shows_the_rules_and_the_consent_error_below_its_box(browser, live_server, screenshots):
+    context = browser.new_context(viewport=PHONE, locale="en-GB", extra_http_headers={"X-Forwarded-For": "10.22.0.2"})
+    context.set_default_timeout(10_000)
+    page = context.new_page()
+    try:
+        page.goto(f"{live_server}/c/{SLUG}/register")
+        # The password rule is there before anything is sent, and read with the field.
+        expect(page.get_by_label("Password", exact=True)).to_have_accessible_description(
+            "At least 8 characters; not a common password, nor your username or email.")
+        expect(page.get_by_label("Your level of Basque").locator("option").last).to_have_text("Native speaker")
+        page.get_by_role("button", name="Register and start").click()
+        error = page.get_by_text("Please give your consent to take part.")
+        expect(error).to_be_visible()
+        box = page.get_by_label(re.compile(r"^I agree that my answers")).bounding_box()
+        below = error.bounding_box()
+        assert below["y"] >= box["y"] + box["height"], (box, below)
+        no_sideways_scrolling(page)
+        error.scroll_into_view_if_needed()
+        page.screenshot(path=os.path.join(screenshots, "register-consent-error-phone.png"))
+        register(page, live_server, "logout.e2e")
+        logout = page.get_by_role("button", name="Log out")
+        for size in (PHONE, DESKTOP):
+            page.set_viewport_size(size)
+            assert logout.bounding_box()["height"] >= 24
+    finally:
+        context.close()
