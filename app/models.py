@@ -270,6 +270,8 @@ class Participation(db.Model):
     tests_right = db.Column(db.Integer, nullable=False, default=0)
     tests_equal = db.Column(db.Integer, nullable=False, default=0)
     fast_run = db.Column(db.Integer, nullable=False, default=0)
+    # The latest announcement the volunteer dismissed (services/announcements.py).
+    announcement_seen_id = db.Column(db.Integer)
 
     user = db.relationship("User", lazy="joined")
     campaign = db.relationship("Campaign")
@@ -358,6 +360,21 @@ class Item(db.Model):
     @property
     def is_control(self):
         return self.control_id is not None
+
+
+class Announcement(db.Model):
+    """An organiser's announcement to a campaign's volunteers, shown on the
+    judging page until dismissed, replaced by a newer one, or expired
+    (services/announcements.py). The text is untrusted: always escaped."""
+
+    __tablename__ = "announcements"
+    __table_args__ = (Index("ix_announcements_campaign", "campaign_id", "id"),)
+    id = db.Column(db.Integer, primary_key=True)
+    campaign_id = db.Column(db.Integer, db.ForeignKey("campaigns.id"), nullable=False)
+    text = db.Column(db.String(500), nullable=False)
+    created_by = db.Column(db.Integer, db.ForeignKey("users.id"))
+    created_at = db.Column(db.DateTime, nullable=False, default=utcnow)
+    expires_at = db.Column(db.DateTime, nullable=False)
 
 
 class ItemReport(db.Model):

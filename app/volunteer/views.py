@@ -9,7 +9,7 @@ from ..limits import small_body
 from ..extensions import db
 from ..models import Campaign, utcnow
 from .. import protocols, realtime
-from ..services import accounts, assignment, evaluation, leaderboard, practice, raffle, reports
+from ..services import accounts, announcements, assignment, evaluation, leaderboard, practice, raffle, reports
 from ..services.summary import participation_summary
 from ..web import campaign_or_404, participation_of, rng
 from . import bp
@@ -144,7 +144,21 @@ def evaluate(slug):
         board=ranking.public_payload(),
         me=ranking.personal_payload(participation.id, step.answered, step.held, step.tickets),
         report_form=ReportForm(formdata=None, token=step.item.token),
+        announcement=announcements.for_volunteer(campaign.id, participation.announcement_seen_id, utcnow()),
+        announcement_form=PostForm(),
     )
+
+
+@bp.route("/c/<slug>/announcement/dismiss", methods=["POST"])
+@login_required
+def dismiss_announcement(slug):
+    campaign = campaign_or_404(slug)
+    participation = participation_of(current_user, campaign)
+    announcement_id = request.form.get("announcement", type=int)
+    if participation is not None and announcement_id is not None and PostForm().validate_on_submit():
+        if announcements.dismiss(participation, announcement_id):
+            db.session.commit()
+    return redirect(url_for("volunteer.evaluate", slug=slug))
 
 
 @bp.route("/c/<slug>/report", methods=["POST"])

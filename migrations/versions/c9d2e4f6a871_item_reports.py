@@ -1,4 +1,5 @@
-"""item_reports: a volunteer reports a broken item, which is skipped (items.skipped_at)
+"""item_reports: a volunteer reports a broken item, which is skipped (items.skipped_at);
+announcements kept for volunteers who open the judging page later (participations.announcement_seen_id)
 
 Revision ID: c9d2e4f6a871
 Revises: b2d4f6a8c013
@@ -38,9 +39,28 @@ def upgrade():
     op.create_index('ix_item_reports_campaign', 'item_reports', ['campaign_id', 'created_at'], unique=False)
     with op.batch_alter_table('items', schema=None) as batch_op:
         batch_op.add_column(sa.Column('skipped_at', sa.DateTime(), nullable=True))
+    op.create_table(
+        'announcements',
+        sa.Column('id', sa.Integer(), nullable=False),
+        sa.Column('campaign_id', sa.Integer(), nullable=False),
+        sa.Column('text', sa.String(length=500), nullable=False),
+        sa.Column('created_by', sa.Integer(), nullable=True),
+        sa.Column('created_at', sa.DateTime(), nullable=False),
+        sa.Column('expires_at', sa.DateTime(), nullable=False),
+        sa.ForeignKeyConstraint(['campaign_id'], ['campaigns.id'], name=op.f('fk_announcements_campaign_id_campaigns')),
+        sa.ForeignKeyConstraint(['created_by'], ['users.id'], name=op.f('fk_announcements_created_by_users')),
+        sa.PrimaryKeyConstraint('id', name=op.f('pk_announcements')),
+    )
+    op.create_index('ix_announcements_campaign', 'announcements', ['campaign_id', 'id'], unique=False)
+    with op.batch_alter_table('participations', schema=None) as batch_op:
+        batch_op.add_column(sa.Column('announcement_seen_id', sa.Integer(), nullable=True))
 
 
 def downgrade():
+    with op.batch_alter_table('participations', schema=None) as batch_op:
+        batch_op.drop_column('announcement_seen_id')
+    op.drop_index('ix_announcements_campaign', table_name='announcements')
+    op.drop_table('announcements')
     with op.batch_alter_table('items', schema=None) as batch_op:
         batch_op.drop_column('skipped_at')
     op.drop_index('ix_item_reports_campaign', table_name='item_reports')

@@ -208,7 +208,11 @@
     socket.on("me", onMe);
     socket.on("bye", function () { socket.disconnect(); }); // logged out or a new password
     socket.on("announcement", function (data) {
-      if (data && typeof data.text === "string") notice(data.text, "announcement");
+      // Kept on the page until dismissed (the server keeps it for later visitors too).
+      if (!data || typeof data.text !== "string") return;
+      $("announcement-text").textContent = data.text;
+      $("announcement-id").value = data.id === null || data.id === undefined ? "" : String(data.id);
+      $("announcement").hidden = false;
     });
   }
 })();

@@ -6,7 +6,8 @@ import re
 
 from playwright.sync_api import expect
 
-from e2e.pages import DESKTOP, PHONE, SLUG, choose, current_item, no_sideways_scrolling, open_evaluation, read_controls, register
+from e2e.pages import (DESKTOP, PASSWORD, PHONE, SLUG, choose, current_item, no_sideways_scrolling, open_evaluation,
+                       read_controls, register)
 
 
 def test_the_judging_page_on_a_phone_counts_down_and_reports_an_item(browser, live_server, screenshots):
@@ -74,3 +75,50 @@ def test_registering_on_a_phone_shows_the_rules_and_the_consent_error_below_its_
             assert logout.bounding_box()["height"] >= 24
     finally:
         context.close()
+
+
+def test_an_announcement_stays_until_dismissed_and_the_dashboard_lists_reports(browser, live_server, site_cli, screenshots):
+    from e2e.test_e2e_dashboard import log_in
+
+    site_cli("user", "create", "--role", "organiser", "--email", "ann.organiser@example.org",
+             "--username", "ann.organiser", "--password", PASSWORD)
+    organiser_context = browser.new_context(viewport=DESKTOP, locale="en-GB")
+    volunteer_context = browser.new_context(viewport=PHONE, locale="en-GB",
+                                            extra_http_headers={"X-Forwarded-For": "10.22.0.3"})
+    for context in (organiser_context, volunteer_context):
+        context.set_default_timeout(10_000)
+    dash, page = organiser_context.new_page(), volunteer_context.new_page()
+    try:
+        register(page, live_server, "announce.e2e")
+        open_evaluation(page)
+        expect(page.locator("#announcement")).to_be_hidden()
+        log_in(dash, live_server, "ann.organiser@example.org")
+        dash.goto(f"{live_server}/organiser/c/{SLUG}/")
+        dash.get_by_label("Announcement to every connected volunteer").fill("<b>Prizes</b> on Friday")
+        dash.get_by_role("button", name="Send to everyone now").click()
+        expect(dash.locator(".flash", has_text="Announcement sent.")).to_be_visible()
+        # Live, then still there after the next answer and on a later visit.
+        expect(page.locator("#announcement-text")).to_have_text("<b>Prizes</b> on Friday")
+        choose(page, read_controls(), 1)
+        page.get_by_role("button", name="Next").click()
+        expect(page.locator(".mine")).to_contain_text("You have judged 1 sentence.")
+        expect(page.locator("#announcement-text")).to_have_text("<b>Prizes</b> on Friday")
+        page.reload()
+        expect(page.locator("#announcement-text")).to_have_text("<b>Prizes</b> on Friday")
+        expect(page.locator("#announcement b")).to_have_count(0)
+        no_sideways_scrolling(page)
+        page.screenshot(path=os.path.join(screenshots, "evaluate-announcement-phone.png"))
+        page.locator("#announcement").get_by_role("button", name="Dismiss").click()
+        expect(page).to_have_url(re.compile(rf"/c/{SLUG}/evaluate$"))
+        expect(page.locator("#announcement")).to_be_hidden()
+        page.reload()
+        expect(page.locator("#announcement")).to_be_hidden()
+        # The reports section of the dashboard (the first test of this file reported an item).
+        dash.goto(f"{live_server}/organiser/c/{SLUG}/")
+        section = dash.locator("#reports")
+        expect(section.get_by_role("heading", name="Reported items")).to_be_visible()
+        section.scroll_into_view_if_needed()
+        dash.screenshot(path=os.path.join(screenshots, "dashboard-reports-desktop.png"))
+    finally:
+        organiser_context.close()
+        volunteer_context.close()
