@@ -162,3 +162,25 @@ def test_a_dashboard_without_reports_says_so(app, make_campaign):
     make_campaign(sentences=20)
     page = _staff(app, "organiser").get("/organiser/c/test/").get_data(as_text=True)
     assert "No volunteer has reported a problem with an item." in page
+
+
+def test_a_da_item_can_be_reported_from_the_first_one(app, client, tmp_path):
+    from app.services.campaign_writer import create_campaign
+    from app.services.importer import read_campaign
+    from helpers import QUIET_SIGNS, write_campaign
+
+    create_campaign(read_campaign(write_campaign(str(tmp_path / "da"), protocol="da", sentences=10, **QUIET_SIGNS)))
+    db.session.commit()
+    register(client)
+    html = client.get("/c/test/evaluate").get_data(as_text=True)
+    assert "Report a problem with this item" in html and "10 more sentences to your next raffle number." in html
+    token = re.search(r'name="token" type="hidden" value="([^"]+)"', html).group(1)
+    csrf = re.search(r'name="csrf_token" type="hidden" value="([^"]+)"', html).group(1)
+    item = db.session.scalar(select(Item).where(Item.token == token))
+    pending = db.session.get(Slot, item.slot_id).pending
+    client.post("/c/test/report", data={"csrf_token": csrf, "token": token, "reason": "translation-empty"})
+    html = client.get("/c/test/evaluate").get_data(as_text=True)
+    assert "the problem is reported" in html and token not in html
+    db.session.expire_all()
+    assert db.session.get(Slot, item.slot_id).pending == pending - 1
+    assert db.session.scalar(select(ItemReport.reason)) == "translation-empty"
