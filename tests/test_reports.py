@@ -13,7 +13,7 @@ from test_volunteer_flow import _judge, _page_item
 
 def _report(client, html, reason="source-broken", text="", slug="test"):
     token, csrf, _left, _right = _page_item(html)
-    return client.post(f"/c/{slug}/report", data={"csrf_token": csrf, "token": token, "reason": reason, "text": text})
+    return client.post(f"/c/{slug}/report", data={"csrf_token": csrf, "item": token, "reason": reason, "text": text})
 
 
 def _past_first_controls(client):
@@ -88,7 +88,7 @@ def test_a_report_skips_the_item_frees_its_slot_and_counts_nothing(client, make_
     # The skipped item can no longer be answered, nor reported again.
     csrf = _page_item(html)[1]
     client.post("/c/test/evaluate", data={"csrf_token": csrf, "token": token, "choice": "left"})
-    client.post("/c/test/report", data={"csrf_token": csrf, "token": token, "reason": "other"})
+    client.post("/c/test/report", data={"csrf_token": csrf, "item": token, "reason": "other"})
     db.session.expire_all()
     assert db.session.get(Item, item.id).answered_at is None
     assert db.session.scalar(select(func.count(ItemReport.id))) == 1
@@ -123,8 +123,8 @@ def test_a_report_needs_a_csrf_token_and_a_known_reason(client, make_campaign):
     register(client)
     html = _past_first_controls(client)
     token, csrf, _left, _right = _page_item(html)
-    assert client.post("/c/test/report", data={"token": token, "reason": "other"}).status_code in (302, 400)
-    client.post("/c/test/report", data={"csrf_token": csrf, "token": token, "reason": "nonsense"})
+    assert client.post("/c/test/report", data={"item": token, "reason": "other"}).status_code in (302, 400)
+    client.post("/c/test/report", data={"csrf_token": csrf, "item": token, "reason": "nonsense"})
     assert db.session.scalar(select(func.count(ItemReport.id))) == 0
     assert _page_item(client.get("/c/test/evaluate").get_data(as_text=True))[0] == token
 
@@ -178,7 +178,7 @@ def test_a_da_item_can_be_reported_from_the_first_one(app, client, tmp_path):
     csrf = re.search(r'name="csrf_token" type="hidden" value="([^"]+)"', html).group(1)
     item = db.session.scalar(select(Item).where(Item.token == token))
     pending = db.session.get(Slot, item.slot_id).pending
-    client.post("/c/test/report", data={"csrf_token": csrf, "token": token, "reason": "translation-empty"})
+    client.post("/c/test/report", data={"csrf_token": csrf, "item": token, "reason": "translation-empty"})
     html = client.get("/c/test/evaluate").get_data(as_text=True)
     assert "the problem is reported" in html and token not in html
     db.session.expire_all()

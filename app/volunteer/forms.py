@@ -52,7 +52,8 @@ class ReportForm(FlaskForm):
     """"Report a problem with this item": the reason, and a few words if the
     volunteer wishes (services/reports.py)."""
 
-    token = HiddenField(validators=[DataRequired(), Length(max=32)])
+    # The item's token, named apart from the judging form's "token" on the same page.
+    item = HiddenField(validators=[DataRequired(), Length(max=32)])
     reason = RadioField(
         _l("What is wrong with this item?"),
         choices=REPORT_REASONS,

@@ -143,7 +143,7 @@ def evaluate(slug):
         texts=protocol.payload(campaign, step.texts),
         board=ranking.public_payload(),
         me=ranking.personal_payload(participation.id, step.answered, step.held, step.tickets),
-        report_form=ReportForm(formdata=None, token=step.item.token),
+        report_form=ReportForm(formdata=None, item=step.item.token),
         announcement=announcements.for_volunteer(campaign.id, participation.announcement_seen_id, utcnow()),
         announcement_form=PostForm(),
     )
@@ -169,10 +169,10 @@ def report(slug):
     form = ReportForm()
     if not form.validate_on_submit():
         for name, errors in form.errors.items():
-            for error in errors if name not in ("token", "csrf_token") else ():
+            for error in errors if name not in ("item", "csrf_token") else ():
                 flash(error, "error")
         return redirect(url_for("volunteer.evaluate", slug=slug))
-    outcome = reports.report(campaign, current_user.id, form.token.data, form.reason.data, form.text.data, utcnow())
+    outcome = reports.report(campaign, current_user.id, form.item.data, form.reason.data, form.text.data, utcnow())
     if outcome is None:
         db.session.rollback()
         return redirect(url_for("volunteer.join", slug=slug))
