@@ -5,7 +5,7 @@ import re
 from sqlalchemy import func, select
 
 from app.extensions import db
-from app.models import Item, ItemReport, Participation, Slot, User
+from app.models import Item, ItemReport, Participation, Slot
 from app.services import reports, rewards
 from helpers import register
 from test_volunteer_flow import _judge, _page_item

@@ -9,7 +9,7 @@ from sqlalchemy import select
 
 from app.extensions import db
 from app.models import Participation
-from helpers import csrf_token, register
+from helpers import csrf_token
 
 
 def test_the_home_page_title_names_the_site_once(client, make_campaign):
