@@ -40,6 +40,7 @@ LANGUAGE_LEVELS = [
     ("A1-A2", _l("Elementary (A1-A2)")),
     ("B1-B2", _l("Intermediate (B1-B2)")),
     ("C1-C2", _l("Advanced (C1-C2)")),
+    ("native", _l("Native speaker")),  # above C1-C2: the speakers the site recruits
 ]
 
 CAMPAIGN_STATUSES = [("draft", _l("Draft")), ("open", _l("Open")), ("closed", _l("Closed"))]
@@ -81,6 +82,16 @@ QUALITY_KINDS = [
     ("bad_reference", _l("bad reference")),
     ("repeat", _l("repeat")),
     ("reference", _l("reference as translation")),
+]
+
+
+# Why a volunteer reported an item and skipped it (ItemReport.reason, services/reports.py).
+REPORT_REASONS = [
+    ("source-broken", _l("The source text is broken or garbled")),
+    ("translation-empty", _l("A translation is empty")),
+    ("wrong-language", _l("A translation is in the wrong language")),
+    ("offensive", _l("Offensive content")),
+    ("other", _l("Another problem")),
 ]
 
 

@@ -11,7 +11,7 @@ from sqlalchemy.engine import Engine
 
 from . import config as config_module, private, protocols
 from .choices import (AGE_GROUPS, CAMPAIGN_STATUSES, DISMISSAL_REASONS, EXPORTS, HOLD_REASONS, LANGUAGE_LEVELS,
-                      QUALITY_KINDS, ROLES, STUDIES_FIELDS, STUDIES_LEVELS, label)
+                      QUALITY_KINDS, REPORT_REASONS, ROLES, STUDIES_FIELDS, STUDIES_LEVELS, label)
 from .database import waits_while_busy
 from .extensions import babel, csrf, db, limiter, login_manager, migrate, socketio
 from .languages import available_locales, language_name, select_locale, text_direction
@@ -201,6 +201,7 @@ def create_app(overrides=None):
     app.jinja_env.globals["hold_label"] = partial(label, HOLD_REASONS)
     app.jinja_env.globals["dismissal_label"] = partial(label, DISMISSAL_REASONS)
     app.jinja_env.globals["quality_kind_label"] = partial(label, QUALITY_KINDS)
+    app.jinja_env.globals["report_label"] = partial(label, REPORT_REASONS)
     from .models import utcnow
     from .services.schedule import phase_of
 

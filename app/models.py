@@ -273,6 +273,8 @@ class Participation(db.Model):
     tests_right = db.Column(db.Integer, nullable=False, default=0)
     tests_equal = db.Column(db.Integer, nullable=False, default=0)
     fast_run = db.Column(db.Integer, nullable=False, default=0)
+    # The latest announcement the volunteer dismissed (services/announcements.py).
+    announcement_seen_id = db.Column(db.Integer)
 
     user = db.relationship("User", lazy="joined")
     campaign = db.relationship("Campaign")
@@ -345,6 +347,9 @@ class Item(db.Model):
     too_fast = db.Column(db.Boolean, nullable=False, default=False)
     discarded_at = db.Column(db.DateTime)
     discarded_reason = db.Column(db.String(200))
+    # Reported by the volunteer as broken and skipped (services/reports.py):
+    # never answered, its slot back in the pool.
+    skipped_at = db.Column(db.DateTime)
 
     slot = db.relationship("Slot")
     sentence = db.relationship("Sentence")
@@ -358,6 +363,41 @@ class Item(db.Model):
     @property
     def is_control(self):
         return self.control_id is not None
+
+
+class Announcement(db.Model):
+    """An organiser's announcement to a campaign's volunteers, shown on the
+    judging page until dismissed, replaced by a newer one, or expired
+    (services/announcements.py). The text is untrusted: always escaped."""
+
+    __tablename__ = "announcements"
+    __table_args__ = (Index("ix_announcements_campaign", "campaign_id", "id"),)
+    id = db.Column(db.Integer, primary_key=True)
+    campaign_id = db.Column(db.Integer, db.ForeignKey("campaigns.id"), nullable=False)
+    text = db.Column(db.String(500), nullable=False)
+    created_by = db.Column(db.Integer, db.ForeignKey("users.id"))
+    created_at = db.Column(db.DateTime, nullable=False, default=utcnow)
+    expires_at = db.Column(db.DateTime, nullable=False)
+
+
+class ItemReport(db.Model):
+    """A volunteer's report that an item is broken (services/reports.py);
+    the item was skipped. One report per item."""
+
+    __tablename__ = "item_reports"
+    __table_args__ = (Index("ix_item_reports_campaign", "campaign_id", "created_at"),)
+    id = db.Column(db.Integer, primary_key=True)
+    campaign_id = db.Column(db.Integer, db.ForeignKey("campaigns.id"), nullable=False)
+    sentence_id = db.Column(db.Integer, db.ForeignKey("sentences.id"))  # None for a control
+    item_id = db.Column(db.Integer, db.ForeignKey("items.id"), nullable=False, unique=True)
+    participation_id = db.Column(db.Integer, db.ForeignKey("participations.id"), nullable=False)
+    reason = db.Column(db.String(32), nullable=False)  # a code of choices.REPORT_REASONS
+    text = db.Column(db.String(200))
+    created_at = db.Column(db.DateTime, nullable=False, default=utcnow)
+
+    item = db.relationship("Item")
+    sentence = db.relationship("Sentence")
+    participation = db.relationship("Participation")
 
 
 class Ticket(db.Model):

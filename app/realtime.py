@@ -309,9 +309,10 @@ def _emit_personal(campaign_id, participation_id, payload, previous, to):
     stats["personal_emits"] += 1
 
 
-def announce(campaign_id, text):
-    """An organiser's announcement, to every connected volunteer at once."""
-    socketio.emit("announcement", {"text": text}, to=campaign_room(campaign_id))
+def announce(campaign_id, text, announcement_id=None):
+    """An organiser's announcement, to every connected volunteer at once
+    (with its id, for the volunteer to dismiss it: services/announcements.py)."""
+    socketio.emit("announcement", {"text": text, "id": announcement_id}, to=campaign_room(campaign_id))
 
 
 def joined(campaign_id, participation_id, user_id, sid):

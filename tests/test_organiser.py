@@ -12,7 +12,7 @@ from sqlalchemy import func, select
 
 from app import realtime
 from app.extensions import db, socketio
-from app.models import Item, Participation, Ticket, User, utcnow
+from app.models import Announcement, Item, Participation, Ticket, User, utcnow
 from app.services import accounts, dashboard, evaluation, export, raffle
 from app.services.pseudonyms import pseudonym
 from app.services.raffle_rules import draw_winners, sha256_hex, tickets_digest
@@ -241,7 +241,9 @@ def test_announcement_reaches_connected_volunteers(app, client, make_campaign):
     token = csrf_token(organiser, "/organiser/c/test/")
     organiser.post("/organiser/c/test/announce", data={"csrf_token": token, "text": "<b>Prize day</b> tomorrow!"})
     events = [e for e in sio.get_received() if e["name"] == "announcement"]
-    assert events == [{"name": "announcement", "args": [{"text": "<b>Prize day</b> tomorrow!"}], "namespace": "/"}]
+    kept = db.session.scalar(select(Announcement))  # kept for later visitors (issue 22)
+    assert events == [{"name": "announcement", "args": [{"text": "<b>Prize day</b> tomorrow!", "id": kept.id}],
+                       "namespace": "/"}]
 
 
 def test_raffle_draw_is_deterministic_and_fair():

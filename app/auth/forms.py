@@ -16,6 +16,10 @@ USERNAME_PROBLEMS = {
 }
 
 
+# Shown with the password field before anything is sent (the rules of StrongPassword).
+PASSWORD_RULE = _l("At least 8 characters; not a common password, nor your username or email.")
+
+
 class StrongPassword:
     """At least 8 characters, not a common password, not the username or email."""
 
@@ -66,7 +70,8 @@ class RegisterForm(JoinForm):
         description=_l("We send you a link to confirm it. Only confirmed volunteers take part in the raffle."),
         validators=[DataRequired(), Email(check_deliverability=False), Length(max=254)],
     )
-    password = PasswordField(_l("Password"), validators=[DataRequired(), Length(max=200), StrongPassword()])
+    password = PasswordField(_l("Password"), validators=[DataRequired(), Length(max=200), StrongPassword()],
+                             description=PASSWORD_RULE)
     password2 = PasswordField(
         _l("Repeat the password"),
         validators=[DataRequired(), EqualTo("password", message=_l("The passwords do not match."))],
@@ -88,7 +93,8 @@ class ResetRequestForm(FlaskForm):
 
 
 class ResetForm(FlaskForm):
-    password = PasswordField(_l("New password"), validators=[DataRequired(), Length(max=200), StrongPassword()])
+    password = PasswordField(_l("New password"), validators=[DataRequired(), Length(max=200), StrongPassword()],
+                             description=PASSWORD_RULE)
     password2 = PasswordField(
         _l("Repeat the password"),
         validators=[DataRequired(), EqualTo("password", message=_l("The passwords do not match."))],

@@ -17,7 +17,20 @@ from .forms import (USERNAME_PROBLEMS, LoginForm, PostForm, RegisterForm, ResetF
                     label_levels)
 
 
+def _landing_url(user):
+    """The person's own page when no ``next`` was asked: an organiser's
+    campaigns, a volunteer's one campaign (its judging page), else home."""
+    where, slug = accounts.landing(user.id, user.role)
+    if where == "organiser":
+        return url_for("organiser.index")
+    if where == "campaign":
+        return url_for("volunteer.evaluate", slug=slug)
+    return url_for("volunteer.home")
+
+
 def _safe_next(default):
+    """Flask-Login's ``next`` (the page that asked for a log-in), if it is
+    a path on this site; else ``default``."""
     target = request.values.get("next", "")
     # A path on this site only: browsers read "//host", "/\\host" and
     # control characters as other sites.
@@ -87,7 +100,7 @@ def login():
         user = db.session.scalar(select(User).where(User.email == form.email.data.strip().lower()))
         if authenticate(user, form.password.data):
             _log_in(user, remember=form.remember.data)
-            return redirect(_safe_next(url_for("volunteer.home")))
+            return redirect(_safe_next(_landing_url(user)))
         flash(_("Wrong email or password."), "error")
     return render_template("auth/login.html", form=form)
 
@@ -159,6 +172,9 @@ def confirm(token):
         user.email_confirmed_at = utcnow()
         db.session.commit()
         flash(_("Thank you: your email is confirmed."), "info")
+        # Logged out (the link opened in another browser), the judging page
+        # asks for a log-in and comes back.
+        return redirect(_landing_url(user))
     return redirect(url_for("volunteer.home"))
 
 

@@ -29,6 +29,8 @@ class AnnouncementForm(FlaskForm):
     text = TextAreaField(
         _l("Announcement to every connected volunteer"),
         validators=[DataRequired(), Length(max=500), VisibleText()],
+        description=_l("Volunteers who open the judging page later see it too, for 7 days, until they dismiss it "
+                       "or you send a new one."),
     )
 
 

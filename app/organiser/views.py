@@ -9,7 +9,7 @@ from ..extensions import db
 from ..models import Campaign, Participation, User, utcnow
 from ..models import AuditLog
 from ..auth.forms import USERNAME_PROBLEMS, PostForm
-from ..services import accounts, dashboard, export, outbox, prizes, raffle, review, suspicious
+from ..services import accounts, announcements, dashboard, export, outbox, prizes, raffle, reports, review, suspicious
 from ..services.security import audit
 from ..web import campaign_or_404, role_required
 from . import bp
@@ -49,6 +49,7 @@ def campaign(slug):
     return render_template(
         "organiser/dashboard.html", campaign=campaign, data=dashboard.summary(campaign, utcnow()),
         forms=forms, exports=export.offered(campaign),
+        reports=reports.campaign_reports(campaign.id),
     )
 
 
@@ -97,9 +98,12 @@ def announce(slug):
     campaign = campaign_or_404(slug)
     form = AnnouncementForm()
     if form.validate_on_submit():
-        realtime.announce(campaign.id, form.text.data.strip())
-        audit(current_user, "campaign.announce", campaign.slug, text=form.text.data.strip())
+        text = form.text.data.strip()
+        announcement = announcements.publish(campaign.id, text, current_user.id, utcnow())
+        audit(current_user, "campaign.announce", campaign.slug, text=text)
+        announcement_id = announcement.id
         db.session.commit()
+        realtime.announce(campaign.id, text, announcement_id)
         flash(_("Announcement sent."), "info")
     else:
         _flash_errors(form)

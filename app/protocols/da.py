@@ -135,7 +135,8 @@ def _with_texts(statement):
 # The volunteer's current item with (source, reference, translation shown).
 CURRENT_ITEM = (
     _with_texts(select(Item, Sentence.source, Sentence.reference, _translation))
-    .where(Item.participation_id == bindparam("participation_id"), Item.answered_at.is_(None))
+    .where(Item.participation_id == bindparam("participation_id"), Item.answered_at.is_(None),
+           Item.skipped_at.is_(None))
     .order_by(Item.position.desc())
     .limit(1)
     .execution_options(populate_existing=True)

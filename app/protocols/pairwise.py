@@ -128,7 +128,8 @@ CURRENT_ITEM = (
         (_shown_right.sentence_id == Item.sentence_id) & (_shown_right.system_id == Item.right_system_id),
     )
     .outerjoin(Control, Control.id == Item.control_id)
-    .where(Item.participation_id == bindparam("participation_id"), Item.answered_at.is_(None))
+    .where(Item.participation_id == bindparam("participation_id"), Item.answered_at.is_(None),
+           Item.skipped_at.is_(None))
     .order_by(Item.position.desc())
     .limit(1)
     .execution_options(populate_existing=True)

@@ -7,7 +7,7 @@ from sqlalchemy import func, select
 from werkzeug.security import generate_password_hash
 
 from ..extensions import db
-from ..models import Participation, User, utcnow
+from ..models import Campaign, Participation, User, utcnow
 from . import names
 
 
@@ -90,3 +90,22 @@ def stand_in(email):
     """Something to make a token for when no account has ``email``: the reset
     request then does the same work for unknown addresses as for known ones."""
     return SimpleNamespace(id=0, email=email, password_hash="", email_confirmed_at=None)
+
+
+STAFF_ROLES = ("organiser", "researcher")
+
+
+def landing(user_id, role):
+    """Where a person goes after logging in or confirming their email when
+    nothing else was asked: ("organiser", None) for staff (their campaigns),
+    ("campaign", slug) for a volunteer in exactly one campaign that is not a
+    draft, else ("home", None)."""
+    if role in STAFF_ROLES:
+        return "organiser", None
+    slugs = db.session.scalars(
+        select(Campaign.slug)
+        .join(Participation, Participation.campaign_id == Campaign.id)
+        .where(Participation.user_id == user_id, Campaign.status != "draft")
+        .limit(2)
+    ).all()
+    return ("campaign", slugs[0]) if len(slugs) == 1 else ("home", None)

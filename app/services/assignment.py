@@ -27,12 +27,12 @@ taking a slot in ``slots``, what an item is in the campaign's protocol
 import secrets
 from datetime import timedelta
 
-from sqlalchemy import String, bindparam, cast, func, insert, literal_column, select, update
+from sqlalchemy import String, bindparam, cast, exists, func, insert, literal_column, select, update
 
 from .. import protocols
 from ..database import execute
 from ..extensions import db
-from ..models import Item, Participation, Ticket
+from ..models import Item, Participation, Sentence, Ticket
 from . import reservations
 from .counters import set_counters
 
@@ -71,7 +71,9 @@ _LOCK_BY_ID = _lock_statement(_by_id, bindparam("lock_participation_id"))
 _LOCK_BY_USER = _lock_statement(_by_user, select(_participations.c.id).where(_by_user).scalar_subquery())
 _CURRENT_ITEM = (
     select(Item)
-    .where(Item.participation_id == bindparam("participation_id"), Item.answered_at.is_(None))
+    .where(
+        Item.participation_id == bindparam("participation_id"), Item.answered_at.is_(None), Item.skipped_at.is_(None)
+    )
     .order_by(Item.position.desc())
     .limit(1)
     .execution_options(populate_existing=True)
@@ -156,3 +158,23 @@ def answered_today(participation_id, now):
 
 def daily_cap_reached(campaign, participation, now):
     return bool(campaign.daily_cap) and answered_today(participation.id, now) >= campaign.daily_cap
+
+
+_HELD_UNSEEN = (
+    select(Sentence.id)
+    .where(
+        Sentence.campaign_id == bindparam("campaign_id"),
+        Sentence.pending > Sentence.collected,
+        ~exists().where(Item.participation_id == bindparam("participation_id"), Item.sentence_id == Sentence.id),
+    )
+    .limit(1)
+)
+
+
+def more_may_come(campaign_id, participation_id):
+    """Whether a volunteer with nothing to judge now may get more later: a
+    sentence they have not seen is reserved by someone else, and comes back
+    if that reservation times out. Otherwise they judged everything there is
+    for them."""
+    params = {"campaign_id": campaign_id, "participation_id": participation_id}
+    return db.session.execute(_HELD_UNSEEN, params).first() is not None

@@ -2,7 +2,8 @@
 
 Order: more answers that count first (``Participation.items_counted``: not
 below the reading floor); on equal counts, whoever reached that count
-earlier ranks higher (then the earlier participant). Dismissed volunteers,
+earlier is listed first (then the earlier participant), but equal counts
+share a rank ("1, 2, 2, 4": ``competition_ranks``). Dismissed volunteers,
 volunteers held for review and volunteers with no counted answer yet are
 not ranked. A volunteer who
 hides their name appears as anonymous (``name`` None) to everybody else.
@@ -19,6 +20,15 @@ from ..models import Campaign, Participation, User
 PRIZES = 5  # the top five win the organisers' prizes
 TOP = 20
 NEIGHBOURS = 2
+
+
+def competition_ranks(counts):
+    """Standard competition ranking of ``counts`` (sorted, highest first):
+    equal counts share a rank and the next rank skips ("1, 2, 2, 4")."""
+    ranks = []
+    for i, count in enumerate(counts):
+        ranks.append(ranks[-1] if i and count == counts[i - 1] else i + 1)
+    return ranks
 
 
 @dataclass(frozen=True)
@@ -43,22 +53,24 @@ class Ranking:
         self.last_comer = last_comer
         self.collected = collected
         self.target = target
-        self._rank = {entry.participation_id: i + 1 for i, entry in enumerate(entries)}
+        self._ranks = competition_ranks([entry.count for entry in entries])
+        self._index = {entry.participation_id: i for i, entry in enumerate(entries)}
 
     def rank_of(self, participation_id):
-        return self._rank.get(participation_id)
+        index = self._index.get(participation_id)
+        return None if index is None else self._ranks[index]
 
     def top(self, n=TOP):
-        return [entry.public(i + 1) for i, entry in enumerate(self.entries[:n])]
+        return [entry.public(self._ranks[i]) for i, entry in enumerate(self.entries[:n])]
 
     def around(self, participation_id, k=NEIGHBOURS):
         """The volunteer's row with the k contributors above and below."""
-        rank = self.rank_of(participation_id)
-        if rank is None:
+        index = self._index.get(participation_id)
+        if index is None:
             return []
-        start, stop = max(0, rank - 1 - k), min(len(self.entries), rank + k)
+        start, stop = max(0, index - k), min(len(self.entries), index + k + 1)
         return [
-            self.entries[i].public(i + 1, me=self.entries[i].participation_id == participation_id)
+            self.entries[i].public(self._ranks[i], me=self.entries[i].participation_id == participation_id)
             for i in range(start, stop)
         ]
 

@@ -10,6 +10,11 @@ def earns_ticket(position, raffle_every=10):
     return position > 0 and position % raffle_every == 0
 
 
+def to_next_ticket(answered, raffle_every=10):
+    """How many more answers that count win the next ticket (1 .. raffle_every)."""
+    return raffle_every - answered % raffle_every
+
+
 def award_ticket(campaign_id, participation_id, position, now):
     """Give the next ticket number of the campaign; numbers never repeat.
     The number, or on PostgreSQL None: the ticket is made with the commit

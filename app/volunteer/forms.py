@@ -1,7 +1,9 @@
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
-from wtforms import HiddenField, IntegerField, RadioField
-from wtforms.validators import AnyOf, DataRequired, InputRequired, Length, NumberRange
+from wtforms import HiddenField, IntegerField, RadioField, StringField
+from wtforms.validators import AnyOf, DataRequired, InputRequired, Length, NumberRange, Optional
+
+from ..choices import REPORT_REASONS
 from wtforms.widgets import HiddenInput
 
 ANSWERS = [
@@ -44,3 +46,17 @@ class PracticeForm(FlaskForm):
     number = IntegerField(widget=HiddenInput(), validators=[InputRequired(), NumberRange(min=1, max=100000)])
     better = HiddenField(validators=[AnyOf(("left", "right"))])
     choice = _choice()
+
+
+class ReportForm(FlaskForm):
+    """"Report a problem with this item": the reason, and a few words if the
+    volunteer wishes (services/reports.py)."""
+
+    # The item's token, named apart from the judging form's "token" on the same page.
+    item = HiddenField(validators=[DataRequired(), Length(max=32)])
+    reason = RadioField(
+        _l("What is wrong with this item?"),
+        choices=REPORT_REASONS,
+        validators=[DataRequired(_l("Please choose what is wrong with the item."))],
+    )
+    text = StringField(_l("Details (optional)"), validators=[Optional(), Length(max=200)])

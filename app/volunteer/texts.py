@@ -9,6 +9,8 @@ about 15 now, of ~2 ms; scripts/bench/profile_judging.py).
 from flask_babel import get_locale, get_translations
 from markupsafe import Markup
 
+from ..services import rewards
+
 # Flask-Babel's catalogue of each language, as it loaded it (it keeps them
 # for the process too); looked up here by the locale alone.
 _catalogues = {}
@@ -22,12 +24,13 @@ def _catalogue():
     return catalogue
 
 
-def tickets_summary(answered, tickets, raffle_every, under_review=False):
+def tickets_summary(answered, tickets, raffle_every, under_review=False, next_ticket=False):
     """HTML: "You have judged N sentences." (the answers that count) and the
     raffle numbers (or how to earn one); ``under_review``: a neutral word
     that the volunteer is held for review. The catalogue's messages are
     trusted, as in the templates; every value filled in is a number (``%d``),
-    so nothing needs escaping."""
+    so nothing needs escaping. ``next_ticket``: also how many more sentences
+    win the next raffle number (the judging page)."""
     catalogue = _catalogue()
     judged = catalogue.ungettext(
         "You have judged %(num)d sentence.", "You have judged %(num)d sentences.", answered
@@ -42,10 +45,17 @@ def tickets_summary(answered, tickets, raffle_every, under_review=False):
             "Every %(num)d sentence earns a raffle number.", "Every %(num)d sentences earn a raffle number.",
             raffle_every,
         ) % {"num": raffle_every}
+    coming = ""
+    if next_ticket:
+        more = rewards.to_next_ticket(answered, raffle_every)
+        coming = '\n  <span class="next-ticket">%s</span>' % catalogue.ungettext(
+            "%(num)d more sentence to your next raffle number.", "%(num)d more sentences to your next raffle number.",
+            more,
+        ) % {"num": more}
     review = ""
     if under_review:
         review = '\n  <span class="review">%s</span>' % catalogue.ugettext(
             "The organisers are reviewing your answers. Until they have, your name is not in the ranking "
             "and your raffle numbers are not in the draw. You may go on judging."
         )
-    return Markup(f'<p class="mine">\n  <span>{judged}</span>\n  <span>{held}</span>{review}\n</p>')
+    return Markup(f'<p class="mine">\n  <span>{judged}</span>\n  <span>{held}</span>{coming}{review}\n</p>')

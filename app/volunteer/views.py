@@ -1,5 +1,5 @@
 from flask import Response, abort, flash, jsonify, redirect, render_template, request, url_for
-from flask_babel import get_locale, gettext as _
+from flask_babel import get_locale, gettext as _, lazy_gettext as _l
 from flask_login import current_user, login_required
 from sqlalchemy import select
 
@@ -9,11 +9,11 @@ from ..limits import small_body
 from ..extensions import db
 from ..models import Campaign, utcnow
 from .. import protocols, realtime
-from ..services import accounts, evaluation, leaderboard, practice, raffle
+from ..services import accounts, announcements, assignment, evaluation, leaderboard, practice, raffle, reports
 from ..services.summary import participation_summary
 from ..web import campaign_or_404, participation_of, rng
 from . import bp
-from .forms import PracticeForm
+from .forms import PracticeForm, ReportForm
 from .texts import tickets_summary
 
 
@@ -130,7 +130,8 @@ def evaluate(slug):
     if step.status == "dismissed":
         return render_template("volunteer/dismissed.html", campaign=campaign, step=step)
     if step.item is None:
-        return render_template("volunteer/done.html", campaign=campaign, step=step)
+        more_later = step.status == "finished" and assignment.more_may_come(campaign.id, participation.id)
+        return render_template("volunteer/done.html", campaign=campaign, step=step, more_later=more_later)
     ranking = leaderboard.get(campaign.id)
     return render_template(
         "volunteer/evaluate.html",
@@ -142,7 +143,50 @@ def evaluate(slug):
         texts=protocol.payload(campaign, step.texts),
         board=ranking.public_payload(),
         me=ranking.personal_payload(participation.id, step.answered, step.held, step.tickets),
+        report_form=ReportForm(formdata=None, item=step.item.token),
+        announcement=announcements.for_volunteer(campaign.id, participation.announcement_seen_id, utcnow()),
+        announcement_form=PostForm(),
     )
+
+
+@bp.route("/c/<slug>/announcement/dismiss", methods=["POST"])
+@login_required
+def dismiss_announcement(slug):
+    campaign = campaign_or_404(slug)
+    participation = participation_of(current_user, campaign)
+    announcement_id = request.form.get("announcement", type=int)
+    if participation is not None and announcement_id is not None and PostForm().validate_on_submit():
+        if announcements.dismiss(participation, announcement_id):
+            db.session.commit()
+    return redirect(url_for("volunteer.evaluate", slug=slug))
+
+
+@bp.route("/c/<slug>/report", methods=["POST"])
+@login_required
+def report(slug):
+    """Report the current item as broken: it is skipped, and the next one shown."""
+    campaign = campaign_or_404(slug)
+    form = ReportForm()
+    if not form.validate_on_submit():
+        for name, errors in form.errors.items():
+            for error in errors if name not in ("item", "csrf_token") else ():
+                flash(error, "error")
+        return redirect(url_for("volunteer.evaluate", slug=slug))
+    outcome = reports.report(campaign, current_user.id, form.item.data, form.reason.data, form.text.data, utcnow())
+    if outcome is None:
+        db.session.rollback()
+        return redirect(url_for("volunteer.join", slug=slug))
+    db.session.commit()
+    flash(REPORT_MESSAGES[outcome.status], "error" if outcome.status == "refused" else "info")
+    return redirect(url_for("volunteer.evaluate", slug=slug))
+
+
+REPORT_MESSAGES = {
+    "reported": _l("Thank you: the problem is reported to the organisers. Here is another sentence."),
+    "stale": _l("That item is no longer yours to report; here is your current sentence."),
+    "refused": _l("You have reported as many items as you may for now: please judge this one as best you can. "
+                  "You may report another after a few more sentences."),
+}
 
 
 @bp.route("/c/<slug>/ranking-visibility", methods=["POST"])
@@ -210,7 +254,8 @@ def _summary_of(campaign):
     commit expires what it reads)."""
     def payload(step):
         made = evaluation.step_payload(campaign, step)
-        made["mine"] = str(tickets_summary(step.answered, step.tickets, campaign.raffle_every, step.held))
+        made["mine"] = str(tickets_summary(step.answered, step.tickets, campaign.raffle_every, step.held,
+                                           next_ticket=True))
         return made
 
     return payload

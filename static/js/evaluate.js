@@ -44,6 +44,10 @@
       el.textContent = item[el.getAttribute("data-text")];
     });
     tokenInput.value = item.token;
+    // The report form names the item shown: the new one.
+    var reportToken = $("report-token");
+    if (reportToken) reportToken.value = item.token;
+    if ($("report")) $("report").open = false;
     form.querySelectorAll("input[type=radio][data-answer]").forEach(function (r) { r.checked = false; });
     form.dispatchEvent(new Event("bozka:item"));
     $("question").focus({ preventScroll: false });
@@ -204,7 +208,11 @@
     socket.on("me", onMe);
     socket.on("bye", function () { socket.disconnect(); }); // logged out or a new password
     socket.on("announcement", function (data) {
-      if (data && typeof data.text === "string") notice(data.text, "announcement");
+      // Kept on the page until dismissed (the server keeps it for later visitors too).
+      if (!data || typeof data.text !== "string") return;
+      $("announcement-text").textContent = data.text;
+      $("announcement-id").value = data.id === null || data.id === undefined ? "" : String(data.id);
+      $("announcement").hidden = false;
     });
   }
 })();
