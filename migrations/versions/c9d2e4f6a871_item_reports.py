@@ -2,7 +2,7 @@
 announcements kept for volunteers who open the judging page later (participations.announcement_seen_id)
 
 Revision ID: c9d2e4f6a871
-Revises: b2d4f6a8c013
+Revises: fd7134b5cb2e
 Create Date: 2026-11-26 04:20:00
 
 """
@@ -12,7 +12,7 @@ import sqlalchemy as sa
 
 # revision identifiers, used by Alembic.
 revision = 'c9d2e4f6a871'
-down_revision = 'b2d4f6a8c013'
+down_revision = 'fd7134b5cb2e'
 branch_labels = None
 depends_on = None
 
