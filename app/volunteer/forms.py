@@ -1,8 +1,9 @@
 from flask_babel import lazy_gettext as _l
-from flask_wtf import FlaskForm
 from wtforms import HiddenField, IntegerField, RadioField
-from wtforms.validators import AnyOf, DataRequired, InputRequired, Length, NumberRange
+from wtforms.validators import AnyOf, DataRequired, InputRequired, NumberRange
 from wtforms.widgets import HiddenInput
+
+from ..forms import Form, at_most
 
 ANSWERS = [
     ("left", _l("The first translation")),
@@ -19,15 +20,15 @@ def _choice():
     )
 
 
-class JudgmentForm(FlaskForm):
-    token = HiddenField(validators=[DataRequired(), Length(max=32)])
+class JudgmentForm(Form):
+    token = HiddenField(validators=[DataRequired(), at_most(32)])
     choice = _choice()
 
 
-class ScoreForm(FlaskForm):
+class ScoreForm(Form):
     """A Direct Assessment score; without JavaScript the slider is a number box."""
 
-    token = HiddenField(validators=[DataRequired(), Length(max=32)])
+    token = HiddenField(validators=[DataRequired(), at_most(32)])
     score = IntegerField(
         validators=[
             InputRequired(_l("Please move the slider to give a score.")),
@@ -36,7 +37,7 @@ class ScoreForm(FlaskForm):
     )
 
 
-class PracticeForm(FlaskForm):
+class PracticeForm(Form):
     """A practice answer. The item's number and the side its better
     translation was shown on come back with the answer: practice counts for
     nothing, so a volunteer who edits them only misleads themselves."""
