@@ -1,8 +1,8 @@
 from flask_babel import lazy_gettext as _l
 from wtforms import DateTimeLocalField, EmailField, IntegerField, PasswordField, SelectField, StringField, TextAreaField
 from wtforms.widgets import HiddenInput
-from wtforms.validators import (DataRequired, Email, InputRequired, Length, NumberRange, Optional, Regexp, StopValidation,
-                                ValidationError)
+from wtforms.validators import (DataRequired, Email, InputRequired, Length, NumberRange, Optional, Regexp,
+                                StopValidation, ValidationError)
 
 from ..auth.forms import USERNAME_RE, StrongPassword
 from ..choices import CAMPAIGN_STATUSES, STAFF_ROLES
