@@ -17,7 +17,8 @@ ERRORS = re.compile(r'<p class="(?:error|flash flash-error)"[^>]*>(.*?)</p>', re
 
 
 def _errors(response):
-    return [html.unescape(re.sub(r"<[^>]+>", "", text)).strip() for text in ERRORS.findall(response.get_data(as_text=True))]
+    found = ERRORS.findall(response.get_data(as_text=True))
+    return [html.unescape(re.sub(r"<[^>]+>", "", text)).strip() for text in found]
 
 
 def _client(app, language, email=None, password=None):
