@@ -60,6 +60,7 @@ def _cases(app, campaign):
         ("join bad", "volunteer", f"/c/{slug}/join", f"/c/{slug}/join", {"source_level": "x", "target_level": "y"}),
         ("judgment empty", "judge", f"/c/{slug}/evaluate", f"/c/{slug}/evaluate", {}),
         ("judgment bad", "judge", f"/c/{slug}/evaluate", f"/c/{slug}/evaluate", {"choice": "both"}),
+        ("practice empty", "judge", f"/c/{slug}/practice", f"/c/{slug}/practice", {"number": "1", "better": "left"}),
         ("status bad", "organiser", organiser_page, f"/organiser/c/{slug}/status",
          {"status": "bogus", "starts_at": "yesterday", "ends_at": "2026-13-45T99:99"}),
         ("announce empty", "organiser", organiser_page, f"/organiser/c/{slug}/announce", {}),
@@ -113,7 +114,7 @@ def _english_parts(text):
 
 
 def test_every_forms_refusals_are_in_the_interface_language(app, make_campaign):
-    campaign = make_campaign()
+    campaign = make_campaign(practice=2)
     register(app.test_client(), username="volunteer1", email="volunteer1@example.org")  # participation 1
     english = _refusals(app, campaign, "en")
     for name, errors in english.items():
