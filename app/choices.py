@@ -70,9 +70,8 @@ EXPORTS = [
 # the codes of services/quality and services/da_quality. An organiser's own
 # reason is free text and shown as written.
 DISMISSAL_REASONS = [
-    ("failed one of the first control sentences", _l("failed one of the first control sentences")),
-    ("failed more than the allowed share of control sentences",
-     _l("failed more than the allowed share of control sentences")),
+    ("first_controls_failed", _l("failed one of the first control sentences")),
+    ("control_share_exceeded", _l("failed more than the allowed share of control sentences")),
     ("bad_references_not_lower", _l("bad references scored no lower than their originals")),
     ("scores_barely_vary", _l("scores barely vary")),
 ]
@@ -92,6 +91,23 @@ REPORT_REASONS = [
     ("wrong-language", _l("A translation is in the wrong language")),
     ("offensive", _l("Offensive content")),
     ("other", _l("Another problem")),
+]
+
+
+# What an organiser did (AuditLog.action, written by the organiser views).
+AUDIT_ACTIONS = [
+    ("campaign.status", _l("Campaign status and dates")),
+    ("campaign.announce", _l("Announcement")),
+    ("raffle.commit", _l("Raffle commitment")),
+    ("raffle.draw", _l("Raffle draw")),
+    ("raffle.winners", _l("Winners viewed")),
+    ("raffle.notify", _l("Winner notified")),
+    ("export", _l("Export")),
+    ("account.create", _l("Account created")),
+    ("volunteer.view", _l("Volunteer viewed")),
+    ("volunteer.clear_hold", _l("Hold cleared")),
+    ("volunteer.dismiss", _l("Volunteer dismissed")),
+    ("ticket.void", _l("Raffle number voided")),
 ]
 
 

@@ -9,9 +9,9 @@ from flask_babel import lazy_gettext as _l
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
 
-from . import config as config_module, private, protocols
-from .choices import (AGE_GROUPS, CAMPAIGN_STATUSES, DISMISSAL_REASONS, EXPORTS, HOLD_REASONS, LANGUAGE_LEVELS,
-                      QUALITY_KINDS, REPORT_REASONS, ROLES, STUDIES_FIELDS, STUDIES_LEVELS, label)
+from . import config as config_module, formats, private, protocols
+from .choices import (AGE_GROUPS, AUDIT_ACTIONS, CAMPAIGN_STATUSES, DISMISSAL_REASONS, EXPORTS, HOLD_REASONS,
+                      LANGUAGE_LEVELS, QUALITY_KINDS, REPORT_REASONS, ROLES, STUDIES_FIELDS, STUDIES_LEVELS, label)
 from .database import waits_while_busy
 from .extensions import babel, csrf, db, limiter, login_manager, migrate, socketio
 from .languages import available_locales, language_name, select_locale, text_direction
@@ -184,6 +184,8 @@ def create_app(overrides=None):
     errors.register(app)
 
     app.jinja_env.filters["dir_of"] = text_direction
+    app.jinja_env.filters["utc"] = formats.utc
+    app.jinja_env.filters["percent"] = formats.percent
     app.jinja_env.globals["language_name"] = language_name
     from flask_babel import get_locale
 
@@ -202,6 +204,7 @@ def create_app(overrides=None):
     app.jinja_env.globals["dismissal_label"] = partial(label, DISMISSAL_REASONS)
     app.jinja_env.globals["quality_kind_label"] = partial(label, QUALITY_KINDS)
     app.jinja_env.globals["report_label"] = partial(label, REPORT_REASONS)
+    app.jinja_env.globals["audit_label"] = partial(label, AUDIT_ACTIONS)
     from .models import utcnow
     from .services.schedule import phase_of
 

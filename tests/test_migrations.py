@@ -57,3 +57,44 @@ def test_upgrade_from_empty_matches_the_models_and_downgrades(tmp_path):
             engine.dispose()
         flask_db(url, tmp_path, "upgrade")
         assert differences(url) == []
+
+
+def _row(inspector, table, **values):
+    """A row with a placeholder in every required column (SQLite does not
+    check foreign keys unless asked)."""
+    for column in inspector.get_columns(table):
+        if column["nullable"] or column["name"] in values or column.get("autoincrement") is True:
+            continue
+        kind = str(column["type"]).upper()
+        values[column["name"]] = 1 if "INT" in kind or "BOOL" in kind else (
+            "2026-01-01 00:00:00" if "DATE" in kind else "x")
+    values.pop("id", None)
+    return values
+
+
+def test_stored_english_dismissal_reasons_become_codes(tmp_path):
+    """Rows written before reasons were codes are converted, and back."""
+    from sqlalchemy import text
+
+    url = f"sqlite:///{tmp_path / 'reasons.sqlite3'}"
+    flask_db(url, tmp_path, "upgrade", "b2d4f6a8c013")
+    engine = create_engine(url)
+    sentence = "failed one of the first control sentences"
+    try:
+        with engine.begin() as connection:
+            connection.exec_driver_sql("PRAGMA foreign_keys=OFF")  # rows without their campaign and volunteer
+            inspector = inspect(connection)
+            for table, column in (("participations", "dismissed_reason"), ("items", "discarded_reason")):
+                row = _row(inspector, table, **{column: sentence})
+                names = ", ".join(row)
+                connection.execute(text(f"INSERT INTO {table} ({names}) VALUES ({', '.join(':' + n for n in row)})"),
+                                   row)
+        flask_db(url, tmp_path, "upgrade")
+        with engine.connect() as connection:
+            assert connection.scalar(text("SELECT dismissed_reason FROM participations")) == "first_controls_failed"
+            assert connection.scalar(text("SELECT discarded_reason FROM items")) == "first_controls_failed"
+        flask_db(url, tmp_path, "downgrade", "b2d4f6a8c013")
+        with engine.connect() as connection:
+            assert connection.scalar(text("SELECT dismissed_reason FROM participations")) == sentence
+    finally:
+        engine.dispose()

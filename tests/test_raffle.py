@@ -199,9 +199,12 @@ def test_the_winner_gets_an_email_in_their_language(app, make_campaign, caplog):
     assert set(record.notified) == {"1"}
     entry = db.session.scalars(select(AuditLog).where(AuditLog.action == "raffle.notify")).one()
     assert entry.details == {"prize": 1, "username": first}
-    # The winners page says when it was sent.
+    # The winners page says when it was sent, as the interface language writes a time, with its zone.
     page = organiser.get("/organiser/c/test/raffle/winners").get_data(as_text=True)
-    assert record.notified["1"] in page
+    from app.formats import utc
+
+    with app.test_request_context():
+        assert f'<td class="sent">{utc(record.notified["1"])}</td>' in page
 
 
 def test_a_refused_email_changes_nothing(app, make_campaign):

@@ -1,9 +1,9 @@
 from flask_babel import lazy_gettext as _l
-from flask_wtf import FlaskForm
 from wtforms import BooleanField, EmailField, PasswordField, SelectField, StringField
 from wtforms.validators import DataRequired, Email, EqualTo, Length, Optional, Regexp, ValidationError
 
 from ..choices import AGE_GROUPS, LANGUAGE_LEVELS, STUDIES_FIELDS, STUDIES_LEVELS, with_prompt
+from ..forms import Form, at_most
 
 USERNAME_RE = r"^[\w.\-]+$"
 # What accounts.username_problem finds, said to the person choosing the name.
@@ -37,13 +37,13 @@ class StrongPassword:
             raise ValidationError(_l("Do not use your username or email as the password."))
 
 
-class LoginForm(FlaskForm):
-    email = EmailField(_l("Email"), validators=[DataRequired(), Length(max=254)])
-    password = PasswordField(_l("Password"), validators=[DataRequired(), Length(max=200)])
+class LoginForm(Form):
+    email = EmailField(_l("Email"), validators=[DataRequired(), at_most(254)])
+    password = PasswordField(_l("Password"), validators=[DataRequired(), at_most(200)])
     remember = BooleanField(_l("Keep me logged in"))
 
 
-class JoinForm(FlaskForm):
+class JoinForm(Form):
     """What a campaign asks of a volunteer: language levels and consent."""
 
     source_level = SelectField(_l("Your level of the source language"), choices=with_prompt(LANGUAGE_LEVELS), validators=[DataRequired()])
@@ -64,20 +64,20 @@ class RegisterForm(JoinForm):
             Regexp(USERNAME_RE, message=_l("Use letters, digits, '.', '-' and '_' only.")),
         ],
     )
-    real_name = StringField(_l("Real name (optional)"), validators=[Optional(), Length(max=120)])
+    real_name = StringField(_l("Real name (optional)"), validators=[Optional(), at_most(120)])
     email = EmailField(
         _l("Email"),
         description=_l("We send you a link to confirm it. Only confirmed volunteers take part in the raffle."),
-        validators=[DataRequired(), Email(check_deliverability=False), Length(max=254)],
+        validators=[DataRequired(), Email(check_deliverability=False), at_most(254)],
     )
-    password = PasswordField(_l("Password"), validators=[DataRequired(), Length(max=200), StrongPassword()],
+    password = PasswordField(_l("Password"), validators=[DataRequired(), at_most(200), StrongPassword()],
                              description=PASSWORD_RULE)
     password2 = PasswordField(
         _l("Repeat the password"),
         validators=[DataRequired(), EqualTo("password", message=_l("The passwords do not match."))],
     )
     # A honeypot: hidden from people (CSS and aria-hidden); bots fill it in.
-    website = StringField(_l("Leave this field empty"), validators=[Optional(), Length(max=200)])
+    website = StringField(_l("Leave this field empty"), validators=[Optional(), at_most(200)])
     age_group = SelectField(_l("Age group"), choices=with_prompt(AGE_GROUPS), validators=[DataRequired()])
     studies_level = SelectField(_l("Level of studies"), choices=with_prompt(STUDIES_LEVELS), validators=[DataRequired()])
     studies_field = SelectField(_l("Field of studies or work"), choices=with_prompt(STUDIES_FIELDS), validators=[DataRequired()])
@@ -88,12 +88,12 @@ class RegisterForm(JoinForm):
     )
 
 
-class ResetRequestForm(FlaskForm):
+class ResetRequestForm(Form):
     email = EmailField(_l("Email"), validators=[DataRequired(), Email(check_deliverability=False)])
 
 
-class ResetForm(FlaskForm):
-    password = PasswordField(_l("New password"), validators=[DataRequired(), Length(max=200), StrongPassword()],
+class ResetForm(Form):
+    password = PasswordField(_l("New password"), validators=[DataRequired(), at_most(200), StrongPassword()],
                              description=PASSWORD_RULE)
     password2 = PasswordField(
         _l("Repeat the password"),
@@ -101,7 +101,7 @@ class ResetForm(FlaskForm):
     )
 
 
-class PostForm(FlaskForm):
+class PostForm(Form):
     """A form with nothing but its CSRF token (logout, resend)."""
 
 

@@ -1,15 +1,15 @@
 from flask_babel import lazy_gettext as _l
-from flask_wtf import FlaskForm
 from wtforms import DateTimeLocalField, EmailField, IntegerField, PasswordField, SelectField, StringField, TextAreaField
 from wtforms.widgets import HiddenInput
-from wtforms.validators import (DataRequired, Email, Length, NumberRange, Optional, Regexp, StopValidation,
-                                ValidationError)
+from wtforms.validators import (DataRequired, Email, InputRequired, Length, NumberRange, Optional, Regexp,
+                                StopValidation, ValidationError)
 
 from ..auth.forms import USERNAME_RE, StrongPassword
 from ..choices import CAMPAIGN_STATUSES, STAFF_ROLES
+from ..forms import Form, at_most
 
 
-class StatusForm(FlaskForm):
+class StatusForm(Form):
     status = SelectField(_l("Status"), choices=CAMPAIGN_STATUSES)
     starts_at = DateTimeLocalField(_l("Starts at (UTC, optional)"), format="%Y-%m-%dT%H:%M", validators=[Optional()])
     ends_at = DateTimeLocalField(_l("Ends at (UTC, optional)"), format="%Y-%m-%dT%H:%M", validators=[Optional()])
@@ -25,16 +25,16 @@ class VisibleText:
             raise ValidationError(_l("Write some text, without control characters."))
 
 
-class AnnouncementForm(FlaskForm):
+class AnnouncementForm(Form):
     text = TextAreaField(
         _l("Announcement to every connected volunteer"),
-        validators=[DataRequired(), Length(max=500), VisibleText()],
+        validators=[DataRequired(), at_most(500), VisibleText()],
         description=_l("Volunteers who open the judging page later see it too, for 7 days, until they dismiss it "
                        "or you send a new one."),
     )
 
 
-class CommitForm(FlaskForm):
+class CommitForm(Form):
     seed_sha256 = StringField(
         _l("SHA-256 of your secret seed (leave empty to let Bozka make a seed)"),
         validators=[Optional(), Regexp(r"^[0-9a-fA-F]{64}$", message=_l("64 hexadecimal characters."))],
@@ -52,26 +52,26 @@ class Bounded(NumberRange):
         super().__call__(form, field)
 
 
-class DrawForm(FlaskForm):
-    seed = StringField(_l("The secret seed"), validators=[DataRequired(), Length(max=200)])
-    prizes = IntegerField(_l("Number of prizes"), default=1, validators=[DataRequired(), Bounded(min=1, max=1000)])
+class DrawForm(Form):
+    seed = StringField(_l("The secret seed"), validators=[DataRequired(), at_most(200)])
+    prizes = IntegerField(_l("Number of prizes"), default=1, validators=[InputRequired(), Bounded(min=1, max=1000)])
 
 
-class NotifyForm(FlaskForm):
-    prize = IntegerField(_l("Prize"), widget=HiddenInput(), validators=[DataRequired(), Bounded(min=1, max=1000)])
+class NotifyForm(Form):
+    prize = IntegerField(_l("Prize"), widget=HiddenInput(), validators=[InputRequired(), Bounded(min=1, max=1000)])
     note = TextAreaField(_l("A message to add (optional: how to claim the prize)"),
-                         validators=[Optional(), Length(max=1000), VisibleText()])
+                         validators=[Optional(), at_most(1000), VisibleText()])
 
 
-class AccountForm(FlaskForm):
+class AccountForm(Form):
     role = SelectField(_l("Role"), choices=STAFF_ROLES)
     username = StringField(_l("Username"), validators=[DataRequired(), Length(min=3, max=40), Regexp(USERNAME_RE)])
-    email = EmailField(_l("Email"), validators=[DataRequired(), Email(check_deliverability=False), Length(max=254)])
-    password = PasswordField(_l("Password"), validators=[DataRequired(), Length(max=200), StrongPassword()])
+    email = EmailField(_l("Email"), validators=[DataRequired(), Email(check_deliverability=False), at_most(254)])
+    password = PasswordField(_l("Password"), validators=[DataRequired(), at_most(200), StrongPassword()])
 
 
-class DismissForm(FlaskForm):
+class DismissForm(Form):
     reason = StringField(
         _l("Reason for the dismissal (kept with the discarded judgments)"),
-        validators=[DataRequired(), Length(max=200), VisibleText()],
+        validators=[DataRequired(), at_most(200), VisibleText()],
     )

@@ -72,7 +72,7 @@ def set_status(slug):
             flash(_("The end must come after the start."), "error")
         elif draw_at:
             flash(_("The raffle commitment names %(time)s UTC as the time of the draw: the campaign cannot end "
-                    "earlier.", time=format_datetime(draw_at, "short")), "error")
+                    "earlier.", time=format_datetime(draw_at, "medium")), "error")
         else:
             form.populate_obj(campaign)
             audit(current_user, "campaign.status", campaign.slug, status=campaign.status,

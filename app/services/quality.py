@@ -4,8 +4,9 @@ import heapq
 import math
 from fractions import Fraction
 
-INITIAL_CONTROL_FAILED = "failed one of the first control sentences"
-CONTROL_FAILURE_RATE = "failed more than the allowed share of control sentences"
+# Stored reason codes (Participation.dismissed_reason; labels in choices.DISMISSAL_REASONS).
+INITIAL_CONTROL_FAILED = "first_controls_failed"
+CONTROL_FAILURE_RATE = "control_share_exceeded"
 
 
 PLACEMENTS = ("fixed", "random")

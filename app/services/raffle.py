@@ -114,7 +114,7 @@ def draw(campaign, seed, prizes, now=None):
         raise RaffleError(_l("The draw is possible only after the campaign has closed."))
     if record.draw_at is not None and now < record.draw_at:
         raise RaffleError(_l("The commitment names %(time)s UTC as the time of the draw: wait until then.",
-                             time=format_datetime(record.draw_at, "short")))
+                             time=format_datetime(record.draw_at, "medium")))
     if sha256_hex(seed) != record.seed_sha256:
         raise RaffleError(_l("This seed does not match the published SHA-256."))
     if prizes < 1:

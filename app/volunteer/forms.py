@@ -1,10 +1,11 @@
 from flask_babel import lazy_gettext as _l
-from flask_wtf import FlaskForm
 from wtforms import HiddenField, IntegerField, RadioField, StringField
-from wtforms.validators import AnyOf, DataRequired, InputRequired, Length, NumberRange, Optional
+from wtforms.validators import AnyOf, DataRequired, InputRequired, NumberRange, Optional
 
 from ..choices import REPORT_REASONS
 from wtforms.widgets import HiddenInput
+
+from ..forms import Form, at_most
 
 ANSWERS = [
     ("left", _l("The first translation")),
@@ -21,15 +22,15 @@ def _choice():
     )
 
 
-class JudgmentForm(FlaskForm):
-    token = HiddenField(validators=[DataRequired(), Length(max=32)])
+class JudgmentForm(Form):
+    token = HiddenField(validators=[DataRequired(), at_most(32)])
     choice = _choice()
 
 
-class ScoreForm(FlaskForm):
+class ScoreForm(Form):
     """A Direct Assessment score; without JavaScript the slider is a number box."""
 
-    token = HiddenField(validators=[DataRequired(), Length(max=32)])
+    token = HiddenField(validators=[DataRequired(), at_most(32)])
     score = IntegerField(
         validators=[
             InputRequired(_l("Please move the slider to give a score.")),
@@ -38,7 +39,7 @@ class ScoreForm(FlaskForm):
     )
 
 
-class PracticeForm(FlaskForm):
+class PracticeForm(Form):
     """A practice answer. The item's number and the side its better
     translation was shown on come back with the answer: practice counts for
     nothing, so a volunteer who edits them only misleads themselves."""
@@ -48,15 +49,15 @@ class PracticeForm(FlaskForm):
     choice = _choice()
 
 
-class ReportForm(FlaskForm):
+class ReportForm(Form):
     """"Report a problem with this item": the reason, and a few words if the
     volunteer wishes (services/reports.py)."""
 
     # The item's token, named apart from the judging form's "token" on the same page.
-    item = HiddenField(validators=[DataRequired(), Length(max=32)])
+    item = HiddenField(validators=[DataRequired(), at_most(32)])
     reason = RadioField(
         _l("What is wrong with this item?"),
         choices=REPORT_REASONS,
         validators=[DataRequired(_l("Please choose what is wrong with the item."))],
     )
-    text = StringField(_l("Details (optional)"), validators=[Optional(), Length(max=200)])
+    text = StringField(_l("Details (optional)"), validators=[Optional(), at_most(200)])

@@ -49,9 +49,10 @@ def test_judging_without_javascript(browser, live_server, server_log):
                 expect(notice).to_have_count(0)
             expect(page.locator(".flash-error")).to_have_count(0)
 
-        # No answer chosen: the browser's own validation keeps the page.
+        # No answer chosen: the server says so (the browser's own check is off) and keeps the sentence.
         previous = token(page)
         page.get_by_role("button", name="Next").click()
+        expect(page.locator(".flash-error")).to_have_text("Please choose one of the three answers.")
         assert token(page) == previous
         expect(page.locator(".mine")).to_contain_text(judged_text(10))
 

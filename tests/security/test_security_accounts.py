@@ -355,7 +355,9 @@ def test_organiser_and_researcher_actions_are_audited(app, make_campaign):
     assert entries[4].target == "test" and entries[4].details == {"usernames": []}  # nobody held a ticket
     assert entries[5].target == "newsci" and entries[6].details == {"kind": "judgments", "format": "csv"}
     page = organiser.get("/organiser/audit").get_data(as_text=True)
-    assert "campaign.announce" in page and "newsci" in page and "<b>all" not in page
+    # Each action by its label in the interface language, not its stored code.
+    assert "<td>Announcement</td>" in page and "campaign.announce" not in page
+    assert "newsci" in page and "<b>all" not in page
     assert_inert(page, where="audit log")
     # Only organisers read the log.
     assert researcher.get("/organiser/audit").status_code == 403

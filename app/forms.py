@@ -1,0 +1,46 @@
+"""The base of every form: WTForms' own messages ("This field is required.",
+"Not a valid choice.") come from our catalogue in the interface language,
+through WTForms' documented hook (``Meta.get_translations``). Flask-WTF's
+default takes them from WTForms' catalogues, which have no Basque."""
+from flask_babel import get_translations
+from flask_babel import lazy_gettext as _l
+from flask_wtf import FlaskForm
+from wtforms.validators import Length
+
+# WTForms' own messages that our forms can show, marked here so that
+# `flask translate extract` puts them in our catalogue. Length's are plural
+# forms (ngettext): our forms give Length a message of their own instead.
+WTFORMS_MESSAGES = (
+    _l("This field is required."),
+    _l("Invalid email address."),
+    _l("Invalid input."),
+    _l("Not a valid choice."),
+    _l("Not a valid integer value."),
+    _l("Not a valid datetime value."),
+    _l("Number must be between %(min)s and %(max)s."),
+    _l("Field must be between %(min)d and %(max)d characters long."),
+)
+
+TOO_LONG = _l("Use at most %(max)d characters.")
+
+
+def at_most(characters):
+    """Length(max=...) with our message (WTForms' own is a plural form)."""
+    return Length(max=characters, message=TOO_LONG)
+
+
+class CatalogueTranslations:
+    """What WTForms asks of a translations object, read from our catalogue
+    when the message is shown (WTForms formats the result itself)."""
+
+    def gettext(self, string):
+        return get_translations().ugettext(string)
+
+    def ngettext(self, singular, plural, n):
+        return get_translations().ungettext(singular, plural, n)
+
+
+class Form(FlaskForm):
+    class Meta:
+        def get_translations(self, form):
+            return CatalogueTranslations()
