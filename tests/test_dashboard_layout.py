@@ -23,13 +23,15 @@ class Dashboard(HTMLParser):
 
     def __init__(self, html):
         super().__init__()
-        self.folds, self.table_parents, self.charts, self.text = {}, [], [], []
+        self.folds, self.table_parents, self.charts, self.text, self.nested = {}, [], [], [], []
         self.stack, self._fold, self._in_h2 = [], None, False
         self.feed(html)
 
     def handle_starttag(self, tag, attrs):
         attrs = dict(attrs)
         if tag == "details" and "fold" in attrs.get("class", ""):
+            if any(tag == "details" and "fold" in classes.split() for tag, classes in self.stack):
+                self.nested.append(attrs["data-fold"])
             self._fold = attrs["data-fold"]
             self.folds[self._fold] = ["open" in attrs, ""]
         if tag == "h2" and self.stack[-1:] == [("summary", "")]:
@@ -74,6 +76,7 @@ def test_the_dashboard_folds_scrolls_and_charts(app, tmp_path, make_campaign, pr
     assert set(page.folds) == keys
     assert {key for key, (is_open, _) in page.folds.items() if is_open} == OPEN | PROTOCOL[protocol]
     assert all(heading.strip() for _, heading in page.folds.values())
+    assert page.nested == [] and panel.nested == []  # side by side, never one inside another
     assert page.folds["totals"][1] == "Totals" and page.folds["participants"][1] == "Participants"
     # The live panel is the page's part, folded the same way.
     assert set(panel.folds) == keys - {"exports"} - FORMS
