@@ -11,7 +11,7 @@
   var panel = document.getElementById("panel");
   var status = document.getElementById("live-status");
   var url = root.getAttribute("data-panel");
-  var html = document.documentElement;
+  var doc = document.documentElement;
   var STORE = "bozka.dashboard.fold.";
   var busy = false, again = false;
 
@@ -36,12 +36,12 @@
   }
 
   function color(name, fallback) {
-    return getComputedStyle(html).getPropertyValue(name).trim() || fallback;
+    return getComputedStyle(doc).getPropertyValue(name).trim() || fallback;
   }
 
   function drawCharts(scope) {
     if (!window.Chart) return;
-    var rtl = html.dir === "rtl";
+    var rtl = doc.dir === "rtl";
     var ink = color("--ink", "#1d1d1f"), line = color("--line", "#c9ced6");
     window.Chart.defaults.font.family = getComputedStyle(document.body).fontFamily;
     window.Chart.defaults.color = ink;
@@ -54,7 +54,7 @@
           datasets: [{ label: spec.legend, data: spec.values, backgroundColor: color("--accent", "#0b5cad") }],
         },
         options: {
-          locale: html.lang,  // numbers in the interface language
+          locale: doc.lang,  // numbers in the interface language
           animation: false,  // redrawn on every live update
           responsive: true,
           maintainAspectRatio: false,
@@ -83,7 +83,7 @@
 
   // Replace the panel, keeping what the organiser did to it: folds, the
   // sideways scroll of each table, and the focus on a section's heading.
-  function replacePanel(text) {
+  function replacePanel(html) {
     var folds = {}, scrolls = {};
     panel.querySelectorAll("details[data-fold]").forEach(function (fold) {
       folds[fold.getAttribute("data-fold")] = fold.open;
@@ -95,7 +95,7 @@
       document.activeElement.matches("details[data-fold] > summary")
       ? document.activeElement.parentNode.getAttribute("data-fold") : null;
     forgetCharts(panel);
-    panel.innerHTML = text;
+    panel.innerHTML = html;
     panel.querySelectorAll("details[data-fold]").forEach(function (fold) {
       var key = fold.getAttribute("data-fold");
       if (key in folds) fold.open = folds[key];
@@ -116,7 +116,7 @@
     busy = true;
     fetch(url, { credentials: "same-origin" })
       .then(function (r) { return r.ok ? r.text() : null; })
-      .then(function (text) { if (text !== null) replacePanel(text); })
+      .then(function (html) { if (html !== null) replacePanel(html); })
       .finally(function () {
         busy = false;
         if (again) { again = false; setTimeout(refresh, 1000); }
