@@ -5,6 +5,10 @@ BIN := $(VENV)/bin
 FLASK := $(BIN)/flask --app wsgi
 STAMP := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
+# Where `make run` serves: `make run PORT=8080`, `make run HOST=0.0.0.0` (every
+# interface). Set on the command line only: a HOST or PORT in the environment is not read.
+HOST = 127.0.0.1
+PORT = 5000
 
 .PHONY: run test install install-test lock audit catalogues chromium axe vendor db demo bench clean
 
@@ -44,13 +48,13 @@ db: catalogues
 	$(FLASK) db upgrade
 
 demo: db
-	$(FLASK) demo
+	$(FLASK) demo --url http://$(HOST):$(PORT)
 
 # One gevent worker with WebSocket support, as Flask-SocketIO's documentation
 # prefers; room for 4,000 open connections (every volunteer's page keeps a
 # WebSocket open; gunicorn's default of 1,000 stops accepting at 1,000).
 run: demo
-	$(BIN)/gunicorn --worker-class geventwebsocket.gunicorn.workers.GeventWebSocketWorker --workers 1 --worker-connections 4000 --bind 127.0.0.1:5000 --access-logfile - wsgi:app
+	$(BIN)/gunicorn --worker-class geventwebsocket.gunicorn.workers.GeventWebSocketWorker --workers 1 --worker-connections 4000 --bind $(HOST):$(PORT) --access-logfile - wsgi:app
 
 chromium:
 	bash scripts/install-chromium.sh

@@ -1,6 +1,7 @@
 """Command-line entry points: ``flask campaign ...``, ``flask user ...``, ``flask demo``."""
 import os
 import secrets
+import sys
 import tomllib
 
 import click
@@ -47,6 +48,8 @@ def import_command(path, dry_run, status):
         f"({pairs} pairs), {len(spec.controls)} controls"
         + (f", {len(spec.practice)} practice items." if spec.practice else ".")
     )
+    if spec.texts:
+        click.echo(f"Texts also in: {', '.join(spec.texts)}.")
     for warning in spec.warnings:
         click.echo(f"Warning: {warning}")
 
@@ -173,16 +176,18 @@ def register(app):
     app.cli.add_command(restore_command)
 
     @app.cli.command("demo")
-    def demo_command():
+    @click.option("--url", default="http://127.0.0.1:5000", show_default=True,
+                  help="The address the site will be served at (make run passes its HOST and PORT).")
+    def demo_command(url):
         """Load the demo campaigns and a demo organiser, and say how to log in."""
         password = load_demo()
         email = DEMO_ORGANISER[0]
         click.echo("")
-        click.echo("Bozka is ready: http://127.0.0.1:5000")
+        click.echo(f"Bozka is ready: {url}")
         click.echo("  Volunteers: open the address and register.")
         # The password is shown here once and kept nowhere in plain text.
         if password:
-            click.echo(f"  Demo organiser: {email} / {password}  (http://127.0.0.1:5000/organiser/)")
+            click.echo(f"  Demo organiser: {email} / {password}  ({url}/organiser/)")
             click.echo("  (shown only now: note it down)")
         else:
             click.echo(f"  Demo organiser: {email} (password shown when it was made)")
@@ -221,7 +226,7 @@ def export_command(kind, slug, fmt, output):
         export.check(campaign, kind, fmt)
     except export.ExportError as exc:
         raise click.ClickException(str(exc)) from None
-    handle = open(output, "w", encoding="utf-8", newline="") if output else click.get_text_stream("stdout")
+    handle = open(output, "w", encoding="utf-8", newline="") if output else sys.stdout
     try:
         for chunk in export.stream(campaign, kind, fmt):
             handle.write(chunk)

@@ -5,6 +5,7 @@ from flask_limiter.util import get_remote_address
 from flask_login import LoginManager
 from flask_migrate import Migrate
 from flask_sqlalchemy import SQLAlchemy
+from flask_static_digest import FlaskStaticDigest
 from flask_wtf.csrf import CSRFProtect
 from sqlalchemy import MetaData
 
@@ -28,6 +29,7 @@ migrate = Migrate(render_as_batch=True, compare_type=True, include_object=_inclu
 login_manager = LoginManager()
 csrf = CSRFProtect()
 babel = Babel()
+static_digest = FlaskStaticDigest()  # its settings for `flask digest compile` and `clean`
 
 from flask_socketio import SocketIO  # noqa: E402
 

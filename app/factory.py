@@ -112,6 +112,9 @@ def create_app(overrides=None):
     from . import limits
 
     limits.init_app(app)  # first: no other hook may read a body it refuses
+    from . import assets
+
+    assets.init_app(app)  # static/ served before Flask, inside every other middleware
     db.init_app(app)
     migrate.init_app(app, db, directory=os.path.join(ROOT, "migrations"))
     csrf.init_app(app)
@@ -182,6 +185,13 @@ def create_app(overrides=None):
 
     app.jinja_env.filters["dir_of"] = text_direction
     app.jinja_env.globals["language_name"] = language_name
+    from flask_babel import get_locale
+
+    from .services.campaign_texts import campaign_text
+
+    # A campaign's name, description or instructions in the page's language
+    # if the campaign gives it, else the default: .text, .lang, .dir.
+    app.jinja_env.globals["campaign_text"] = lambda campaign, field: campaign_text(campaign, field, get_locale())
     from .volunteer.texts import tickets_summary
 
     app.jinja_env.globals["tickets_summary"] = tickets_summary

@@ -81,6 +81,9 @@ class Campaign(db.Model):
     source_language = db.Column(db.String(35), nullable=False)
     target_language = db.Column(db.String(35), nullable=False)
     interface_language = db.Column(db.String(16), nullable=False, default="en")
+    # name, description and instructions in other languages than the
+    # interface_language's: {"eu": {"name": ...}} (services/campaign_texts.py).
+    texts = db.Column(db.JSON)
     status = db.Column(db.String(10), nullable=False, default="open")
     # The evaluation protocol (app/protocols): "pairwise" or "da".
     protocol = db.Column(db.String(16), nullable=False, default="pairwise", server_default="pairwise")

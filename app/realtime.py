@@ -10,9 +10,9 @@ import logging
 import threading
 
 from flask import current_app
-from flask_socketio import disconnect
 from sqlalchemy import bindparam, select
 
+from . import socket_accounts
 from .extensions import db, socketio
 from .models import Participation
 from .services import leaderboard
@@ -25,8 +25,6 @@ _connected = {}  # campaign id -> {participation id: (user id, socket count)}, t
 _last_personal = {}  # (campaign id, participation id) -> last payload sent
 _personal_seen = {}  # campaign id -> change version of the last personal pass
 _personal_due = set()  # (campaign id, participation id) whose own data changed (this process)
-_sockets = {}  # user id -> their sids in this process, oldest first (a dict keeps order)
-_owners = {}  # sid -> user id, this process
 _state_lock = threading.Lock()
 _ticker = {"started": False, "generation": 0}
 stats = {"ranking_broadcasts": 0, "personal_emits": 0}
@@ -341,43 +339,11 @@ def left(campaign_id, participation_id):
                 members[participation_id] = (user_id, sockets - 1)
 
 
-def connected(user_id, sid):
-    """A socket of this account connected: if the account now has more than
-    BOZKA_SOCKETS_PER_ACCOUNT here, its oldest ones are disconnected."""
-    limit = max(1, int(current_app.config.get("BOZKA_SOCKETS_PER_ACCOUNT", 5)))
-    with _state_lock:
-        sids = _sockets.setdefault(user_id, {})
-        sids[sid] = None
-        _owners[sid] = user_id
-        oldest = list(sids)[:max(0, len(sids) - limit)]
-    for old in oldest:  # outside the lock: their disconnect handler runs now
-        disconnect(sid=old, namespace="/")
-
-
-def disconnected(sid):
-    with _state_lock:
-        user_id = _owners.pop(sid, None)
-        sids = _sockets.get(user_id, {})
-        sids.pop(sid, None)
-        if not sids:
-            _sockets.pop(user_id, None)
-
-
 def disconnect_user(user_id):
-    """Close every socket of this account (logout, new password): this
-    process's ones here, and the other processes' through the message queue,
-    as a "bye" their page obeys (docs/security.md, "Bounded sockets")."""
+    """Close every socket of this account (logout, new password), in every
+    process (socket_accounts), after a "bye" that the site's own pages obey."""
     socketio.emit("bye", {}, to=user_room(user_id))
-    with _state_lock:
-        sids = list(_sockets.get(user_id, ()))
-    for sid in sids:
-        disconnect(sid=sid, namespace="/")
-
-
-def sockets_of(user_id):
-    """This process's sockets of an account, oldest first."""
-    with _state_lock:
-        return list(_sockets.get(user_id, ()))
+    socket_accounts.disconnect_all(user_id)
 
 
 def reset():
@@ -391,7 +357,6 @@ def reset():
         _personal_due.clear()
         _connected.clear()
         _last_personal.clear()
-        _sockets.clear()
-        _owners.clear()
         stats.update(ranking_broadcasts=0, personal_emits=0)
+    socket_accounts.forget()
     leaderboard.invalidate()

@@ -5,7 +5,7 @@ from flask import request
 from flask_login import current_user
 from flask_socketio import disconnect, join_room
 
-from . import realtime
+from . import realtime, socket_accounts
 from .extensions import socketio
 from .services.importer import SLUG_RE
 from .web import find_campaign, participation_of
@@ -38,7 +38,7 @@ def on_connect(auth=None):
     # Only logged-in volunteers may connect, a few sockets per account.
     if not current_user.is_authenticated:
         return False
-    realtime.connected(current_user.id, request.sid)
+    socket_accounts.connected(current_user.id, request.sid)
     return True
 
 
@@ -82,7 +82,7 @@ def on_watch(data):
 @socketio.on("disconnect")
 def on_disconnect(*_args):
     _events.pop(request.sid, None)
-    realtime.disconnected(request.sid)
+    socket_accounts.disconnected(request.sid)
     membership = _memberships.pop(request.sid, None)
     if membership:
         realtime.left(*membership)

@@ -25,6 +25,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = os.path.dirname(sys.executable)
 GUNICORN_CONF = os.path.join(ROOT, "deploy", "gunicorn.conf.py")
 NGINX_SITE = os.path.join(ROOT, "deploy", "nginx.conf")
+MIME_TYPES = "/etc/nginx/mime.types"
 
 
 def free_port(host="127.0.0.1"):
@@ -190,6 +191,8 @@ class Cluster:
                 "events { worker_connections 4096; }\n"
                 "http {\n"
                 f"  access_log off;\n"
+                # Content types of static files, as the distribution's nginx.conf includes them.
+                + (f"  include {MIME_TYPES};\n" if os.path.exists(MIME_TYPES) else "")
                 + "".join(
                     f"  {kind}_temp_path {prefix}/{kind}-temp;\n"
                     for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")

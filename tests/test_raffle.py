@@ -178,6 +178,7 @@ def test_the_winner_gets_an_email_in_their_language(app, make_campaign, caplog):
     first = _username_of(campaign, record.winners[0])
     winner = db.session.scalar(select(User).where(User.username == first))
     winner.locale = "eu"
+    campaign.texts = {"eu": {"name": "Proba kanpaina"}}  # the campaign's name in Basque
     db.session.commit()
     organiser = _staff(app, "organiser", "boss")
     token = csrf_token(organiser, "/organiser/c/test/raffle/winners")
@@ -191,7 +192,7 @@ def test_the_winner_gets_an_email_in_their_language(app, make_campaign, caplog):
     (mail,) = [r.getMessage() for r in caplog.records if r.name == "bozka.mail"]
     assert f"to {first}@example.org:" in mail
     # In Basque, the winner's language (the organiser reads English).
-    assert "Zozketa irabazi duzu: Test campaign" in mail
+    assert "Zozketa irabazi duzu: Proba kanpaina" in mail
     assert f"{record.winners[0]['ticket']} zenbakiko txartelarekin" in mail
     assert "http://localhost/c/test/raffle" in mail and "Write to <prizes@example.org> by Friday." in mail
     db.session.refresh(record)

@@ -9,7 +9,7 @@ from helpers import csrf_token, register
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TRANSLATIONS = os.path.join(ROOT, "translations")
-SHIPPED = ["eu", "es"]
+SHIPPED = ["eu", "es", "ur"]
 
 
 def _catalog(language):

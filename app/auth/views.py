@@ -97,7 +97,7 @@ def login():
 def logout():
     if not PostForm().validate_on_submit():
         return redirect(url_for("volunteer.home"))
-    summary = contribution_summary(current_user.id)
+    summary = contribution_summary(current_user.id, get_locale())
     name = current_user.username
     realtime.disconnect_user(current_user.id)
     logout_user()

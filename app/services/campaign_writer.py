@@ -97,6 +97,7 @@ def campaign_row(spec, status):
         name=spec.name,
         description=spec.description,
         instructions=spec.instructions,
+        texts=spec.texts or None,
         source_language=spec.source_language,
         target_language=spec.target_language,
         interface_language=spec.interface_language,

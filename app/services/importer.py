@@ -14,6 +14,8 @@ from fractions import Fraction
 
 from .. import protocols
 from ..stats.bozka_reader import ANSWER_LABELS  # a system so named would read as an answer
+from .campaign_texts import read_texts
+from .format_error import CampaignFormatError
 from .quality import PLACEMENTS, is_control_position, pool_warning
 
 SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
@@ -50,15 +52,6 @@ SETTINGS = {
 WORD_SETTINGS = {"control_placement": PLACEMENTS}
 
 
-class CampaignFormatError(ValueError):
-    """A problem in an import file, with the file and line at fault."""
-
-    def __init__(self, path, line, message):
-        self.path, self.line, self.message = path, line, message
-        where = f"{path}:{line}" if line else str(path)
-        super().__init__(f"{where}: {message}")
-
-
 @dataclass
 class CampaignSpec:
     slug: str
@@ -75,6 +68,8 @@ class CampaignSpec:
     practice: list = field(default_factory=list)  # (source, better, worse, why)
     settings: dict = field(default_factory=dict)
     interface_language: str = "en"
+    # name, description and instructions in other languages (services/campaign_texts.py)
+    texts: dict = field(default_factory=dict)
     protocol: str = "pairwise"
     warnings: list = field(default_factory=list)  # for the organiser; the import goes on
 
@@ -358,23 +353,16 @@ def read_campaign(folder):
                 raise CampaignFormatError(
                     "campaign.toml", None, f"'{key}': a {protocol.NAME} campaign makes its own quality control; remove it"
                 )
-    instructions = ""
-    if data.get("instructions"):
-        path = _inside(folder, _require(data, "instructions"), "instructions")
-        try:
-            with open(path, encoding="utf-8") as handle:
-                instructions = handle.read().strip()
-        except FileNotFoundError:
-            raise CampaignFormatError(data["instructions"], None, "instructions file not found") from None
-        except UnicodeDecodeError:
-            raise CampaignFormatError(data["instructions"], None, "invalid UTF-8") from None
-        except OSError as exc:  # a folder, unreadable
-            raise CampaignFormatError(data["instructions"], None, f"instructions file cannot be read: {exc.strerror}") from None
+    defaults = {
+        "name": _require(data, "name"),
+        "description": str(data.get("description", "")).strip(),
+        "instructions": _instructions(folder, _require(data, "instructions")) if data.get("instructions") else "",
+    }
+    texts = read_texts(data.get("texts"), defaults, interface, lambda name: _instructions(folder, name))
     return CampaignSpec(
         slug=slug,
-        name=_require(data, "name"),
-        description=str(data.get("description", "")).strip(),
-        instructions=instructions,
+        **defaults,
+        texts=texts,
         systems=list(systems),
         sources=sources,
         references=references,
@@ -387,6 +375,20 @@ def read_campaign(folder):
         warnings=warnings,
         **languages,
     )
+
+
+def _instructions(folder, name):
+    """The text of an instructions file, "" if it holds only white space."""
+    path = _inside(folder, name, "instructions")
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return handle.read().strip()
+    except FileNotFoundError:
+        raise CampaignFormatError(name, None, "instructions file not found") from None
+    except UnicodeDecodeError:
+        raise CampaignFormatError(name, None, "invalid UTF-8") from None
+    except OSError as exc:  # a folder, unreadable
+        raise CampaignFormatError(name, None, f"instructions file cannot be read: {exc.strerror}") from None
 
 
 def _controls_and_practice(folder, data, settings, sources):

@@ -6,6 +6,7 @@ from sqlalchemy import select
 from ..extensions import db
 from ..models import Participation, Ticket, User
 from . import outbox
+from .campaign_texts import campaign_text
 from .raffle import RaffleError, commitment
 
 
@@ -59,8 +60,10 @@ def notify(campaign, prize, config, link, note, now):
     entry = next((winner for winner in winners(campaign) if winner["prize"] == prize), None)
     if entry is None:
         raise RaffleError(_l("There is no winner of this prize."))
-    with force_locale(mail_locale(config["LANGUAGES"], entry["locale"], campaign.interface_language)):
-        subject, body = winner_email(entry["username"], campaign.name, prize, entry["ticket"], link, note)
+    locale = mail_locale(config["LANGUAGES"], entry["locale"], campaign.interface_language)
+    with force_locale(locale):
+        name = campaign_text(campaign, "name", locale).text
+        subject, body = winner_email(entry["username"], name, prize, entry["ticket"], link, note)
     outbox.enqueue(entry["email"], subject, body)
     record = commitment(campaign)
     record.notified = {**(record.notified or {}), str(prize): now.isoformat(timespec="seconds") + "Z"}

@@ -5,12 +5,13 @@ from sqlalchemy import select
 
 from ..extensions import db
 from ..models import Campaign, Participation
+from .campaign_texts import CampaignText, campaign_text
 from .rewards import ticket_numbers
 
 
 @dataclass
 class Contribution:
-    campaign_name: str
+    campaign_name: CampaignText  # in the language asked for, else the default
     campaign_slug: str
     answered: int
     tickets: list
@@ -18,9 +19,10 @@ class Contribution:
     held: bool = False
 
 
-def participation_summary(participation):
+def participation_summary(participation, locale=None):
+    """What the volunteer did in one campaign (its name in ``locale`` if the campaign gives it)."""
     return Contribution(
-        campaign_name=participation.campaign.name,
+        campaign_name=campaign_text(participation.campaign, "name", locale),
         campaign_slug=participation.campaign.slug,
         answered=participation.items_counted,
         tickets=[] if participation.is_dismissed else ticket_numbers(participation.id),
@@ -29,11 +31,11 @@ def participation_summary(participation):
     )
 
 
-def contribution_summary(user_id):
+def contribution_summary(user_id, locale=None):
     participations = db.session.scalars(
         select(Participation)
         .join(Campaign, Campaign.id == Participation.campaign_id)
         .where(Participation.user_id == user_id)
         .order_by(Participation.joined_at)
     ).all()
-    return [participation_summary(p) for p in participations]
+    return [participation_summary(p, locale) for p in participations]

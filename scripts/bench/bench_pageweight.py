@@ -9,7 +9,8 @@ and sent, headers included: the first load of the evaluation page (HTML,
 CSS, JavaScript with the Socket.IO client, the WebSocket handshake and its
 first frames), then each next item (one ``POST .../api/judgment`` whose
 response carries it; the live-ranking frames of the same moment apart).
-Bytes do not depend on the machine's load. Targets: first load under
+Static files are sent compressed when Chromium accepts it (issue 22): the
+encoding of each answer is printed. Bytes do not depend on the machine's load. Targets: first load under
 150 KB, next item under 5 KB (KB = 1,000 bytes).
 """
 import argparse
@@ -39,6 +40,8 @@ class Wire:
                                                              sent=len(e["request"].get("postData", "").encode())))
         on("Network.requestWillBeSentExtraInfo", lambda e: self.entry(e, sent=self.header_bytes(e["headers"])))
         on("Network.loadingFinished", lambda e: self.entry(e, received=int(e["encodedDataLength"])))
+        on("Network.responseReceived", lambda e: self.entry(e, encoding={k.lower(): v for k, v in e["response"].get(
+            "headers", {}).items()}.get("content-encoding", "")))
         on("Network.webSocketCreated", lambda e: self.entry(e, url=e["url"].replace("ws", "http", 1)))
         on("Network.webSocketWillSendHandshakeRequest",
            lambda e: self.entry(e, sent=self.header_bytes(e["request"].get("headers", {}))))
@@ -53,11 +56,13 @@ class Wire:
     def header_bytes(headers):
         return 30 + sum(len(k) + len(v) + 4 for k, v in headers.items())  # status or request line, "k: v\r\n"
 
-    def entry(self, event, url=None, sent=0, received=0):
-        entry = self.requests.setdefault(event["requestId"], {"url": "", "sent": 0, "received": 0,
+    def entry(self, event, url=None, sent=0, received=0, encoding=None):
+        entry = self.requests.setdefault(event["requestId"], {"url": "", "sent": 0, "received": 0, "encoding": "",
                                                               "time": time.monotonic()})
         if url:
             entry.update(url=url, time=time.monotonic())
+        if encoding:
+            entry["encoding"] = encoding
         entry["sent"] += sent
         entry["received"] += received
 
@@ -148,7 +153,7 @@ def main(argv=None):
           "with HTTP headers; KB = 1,000 bytes)\n\nFirst load")
     for entry in sorted(requests, key=lambda e: -e["received"]):
         path = re.sub(r"([?&](t|sid)=)[^&]+", r"\1…", re.sub(r"^https?://[^/]+", "", entry["url"]))
-        print(f"  {entry['sent'] + entry['received']:>8,} B  {path[:80]}")
+        print(f"  {entry['sent'] + entry['received']:>8,} B  {entry['encoding'] or '-':<4}  {path[:80]}")
     total = sum(r["sent"] + r["received"] for r in requests) + frames
     print(f"  {frames:>8,} B  WebSocket frames\n  {total:>8,} B  in all (target under 150 KB): "
           f"{'MET' if total < 150_000 else 'MISSED'}")

@@ -47,6 +47,7 @@ def register(page, base_url, slug, username):
     page.goto(f"{base_url}/c/{slug}/")
     page.locator(f"main a[href$='/c/{slug}/register']").first.click()
     expect(page).to_have_url(re.compile(rf"/c/{slug}/register$"))
+    assert scroll_width(page) <= page.viewport_size["width"], "the registration page scrolls sideways"
     fill_registration(page, username)
     page.locator("main form button[type=submit]").click()
     expect(page).to_have_url(re.compile(rf"/c/{slug}/instructions$"))

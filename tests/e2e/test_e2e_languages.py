@@ -25,8 +25,10 @@ CASES = [
     ("en", "demo-en-ur", "zara.rtl", "10.6.2.1"),
     ("eu", "demo-en-eu", "ane.euskaraz", "10.6.2.2"),
     ("es", "demo-en-ur", "lucia.es", "10.6.2.3"),
+    ("ur", "demo-en-ur", "zainab.ur", "10.6.2.4"),  # a right-to-left interface
 ]
-HEADING = {"en": "Which translation is better?", "eu": None, "es": None}
+HEADING = {"en": "Which translation is better?", "eu": None, "es": None, "ur": None}
+RTL = {"ur"}
 # 30 words: the longest sentence the phone layout promises to show whole.
 LONG = {
     "en": "The regional government announced on Tuesday that the new railway line between the two largest cities "
@@ -40,7 +42,8 @@ LONG = {
 TARGET = {"demo-en-eu": "eu", "demo-en-ur": "ur"}
 # The judgments wanted, as Babel writes them: 40 sentences x 6 pairs x 5,
 # less the Basque demo's two identical pairs.
-WANTED = {("en", "demo-en-ur"): "1,200", ("es", "demo-en-ur"): "1.200", ("eu", "demo-en-eu"): "1.190"}
+WANTED = {("en", "demo-en-ur"): "1,200", ("es", "demo-en-ur"): "1.200", ("eu", "demo-en-eu"): "1.190",
+          ("ur", "demo-en-ur"): "1,200"}
 
 
 def _box(page, selector, nth=0):
@@ -95,12 +98,31 @@ def check_phone_layout(page, shots, name, target):
     )
 
 
-def check_desktop_layout(page, shots, name):
+def check_mirrored(page, rtl):
+    """The header and the answers mirror in a right-to-left interface (CSS
+    logical properties): the brand at the right-hand end, the language
+    switcher after it towards the left, each answer's radio button on the
+    right of its text; the other way round left to right."""
+    width = page.viewport_size["width"]
+    brand, switcher = _box(page, "header.site .brand"), _box(page, "header.site form.language")
+    radio, text = _box(page, "label.answer input"), _box(page, "label.answer span")
+    if rtl:
+        assert brand["x"] + brand["width"] > width - 40 and switcher["x"] < brand["x"], (brand, switcher)
+        assert radio["x"] > text["x"], (radio, text)
+    else:
+        assert brand["x"] < 40 and switcher["x"] > brand["x"], (brand, switcher)
+        assert radio["x"] < text["x"], (radio, text)
+
+
+def check_desktop_layout(page, shots, name, rtl=False):
     page.set_viewport_size(DESKTOP)
     page.evaluate("window.scrollTo(0, 0)")
     assert scroll_width(page) <= DESKTOP["width"]
     task, board = _box(page, "#task"), _box(page, "aside.board")
-    assert board["x"] >= task["x"] + task["width"], "the ranking is beside the task on a desktop"
+    if rtl:  # beside it on the left, mirrored
+        assert board["x"] + board["width"] <= task["x"], "the ranking is beside the task, on its left, on a desktop"
+    else:
+        assert board["x"] >= task["x"] + task["width"], "the ranking is beside the task on a desktop"
     assert abs(board["y"] - task["y"]) < 120
     expect(page.locator(".shortcuts")).to_be_visible()
     expect(page.locator("label.answer kbd").first).to_be_visible()
@@ -132,7 +154,7 @@ def test_register_judge_and_see_the_ranking(browser, live_server, screenshots, l
         if language != "en":
             choose_language(page, language)
         expect(page.locator("html")).to_have_attribute("lang", language)
-        expect(page.locator("html")).to_have_attribute("dir", "ltr")
+        expect(page.locator("html")).to_have_attribute("dir", "rtl" if language in RTL else "ltr")
         assert scroll_width(page) <= PHONE["width"]
         page.screenshot(path=os.path.join(screenshots, f"{name}-campaign-phone.png"), full_page=True)
         register(page, live_server, slug, username)
@@ -154,13 +176,17 @@ def test_register_judge_and_see_the_ranking(browser, live_server, screenshots, l
             assert direction == "rtl"
         if HEADING[language]:
             expect(page.locator("#question")).to_have_text(HEADING[language])
+        else:  # translated (a catalogue that is not compiled leaves the English)
+            expect(page.locator("#question")).not_to_have_text(HEADING["en"])
 
         known = controls(slug)
         collected = page.locator("[data-field=collected]").inner_text()
         check_phone_layout(page, screenshots, name, target)
+        check_mirrored(page, language in RTL)
         for number in range(1, 5):
             judge_by_clicking(page, known, number)
-        check_desktop_layout(page, screenshots, name)
+        check_desktop_layout(page, screenshots, name, language in RTL)
+        check_mirrored(page, language in RTL)
         for number in range(5, 9):
             judge_with_keys(page, known, number)
         expect(page.locator("#mine")).to_contain_text(re.compile(r"\b8\b"))

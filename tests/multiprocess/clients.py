@@ -148,6 +148,15 @@ class Listener:
             raise AssertionError(f"Socket.IO join did not complete: {self.error}")
         return self
 
+    def disconnected(self, timeout=10):
+        """Whether the server closed the connection within ``timeout`` seconds."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if any(event == "disconnected" for _at, event, _payload in list(self.events)):
+                return True
+            time.sleep(0.05)
+        return False
+
     def rankings(self):
         return [(at, payload) for at, event, payload in list(self.events) if event == "ranking"]
 
@@ -187,6 +196,8 @@ class Listener:
                     ack = json.loads(message[3:])
                     assert ack and ack[0].get("ok"), f"join refused: {message[:120]!r}"
                     self.joined.set()
+                elif message.startswith("41"):  # the server closed this Socket.IO connection
+                    self.events.append((received, "disconnected", None))
                 elif message.startswith("42"):
                     event, payload = json.loads(message[2:])
                     self.events.append((received, event, payload))

@@ -45,20 +45,21 @@ def redis_url():
     return required_services()[1]
 
 
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory):
+def running_cluster(tmp_path_factory, name, sentences):
+    """Two server processes behind nginx on a scratch database, with a test
+    campaign of ``sentences`` imported; cleaned up afterwards."""
     _database, redis_url = required_services()
     import redis
 
     connection = redis.Redis.from_url(redis_url)
     connection.flushdb()  # change versions of earlier runs
-    folder = tmp_path_factory.mktemp("mp")
-    with scratch_database(folder, "bozka_multiprocess") as url:
+    folder = tmp_path_factory.mktemp(name)
+    with scratch_database(folder, f"bozka_{name}") as url:
         cluster = Cluster(url, redis_url, processes=2, env={"BOZKA_BROADCAST_INTERVAL": str(INTERVAL)})
         try:
             cluster.start()
             campaign = write_campaign(
-                str(folder / "campaign"), sentences=30, systems=("A", "B", "C"), controls=20,
+                str(folder / "campaign"), sentences=sentences, systems=("A", "B", "C"), controls=20,
                 judgments_per_pair=3, **QUIET_SIGNS,  # the clients answer at once
             )
             cluster.flask("campaign", "import", campaign)
@@ -67,6 +68,11 @@ def cluster(tmp_path_factory):
             cluster.cleanup()
             connection.flushdb()
             connection.close()
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    yield from running_cluster(tmp_path_factory, "multiprocess", sentences=30)
 
 
 @pytest.hookimpl(hookwrapper=True)

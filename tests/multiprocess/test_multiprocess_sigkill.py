@@ -21,10 +21,8 @@ import pytest
 from sqlalchemy import create_engine, text
 
 from clients import Volunteer, correct_choice, register
-from cluster import ROOT, Cluster, server_command, wait_http
-from conftest import INTERVAL, required_services
-from databases import scratch_database
-from helpers import QUIET_SIGNS, write_campaign
+from cluster import ROOT, server_command, wait_http
+from conftest import running_cluster
 
 VOLUNTEERS = 25
 JUDGMENT = re.compile(r'"POST /c/test/api/judgment ')
@@ -33,26 +31,7 @@ JUDGMENT = re.compile(r'"POST /c/test/api/judgment ')
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
     """As conftest's, with a campaign large enough for the whole load."""
-    _database, redis_url = required_services()
-    import redis
-
-    connection = redis.Redis.from_url(redis_url)
-    connection.flushdb()
-    folder = tmp_path_factory.mktemp("mpkill")
-    with scratch_database(folder, "bozka_sigkill") as url:
-        cluster = Cluster(url, redis_url, processes=2, env={"BOZKA_BROADCAST_INTERVAL": str(INTERVAL)})
-        try:
-            cluster.start()
-            campaign = write_campaign(
-                str(folder / "campaign"), sentences=400, systems=("A", "B", "C"), controls=20,
-                judgments_per_pair=3, **QUIET_SIGNS,
-            )
-            cluster.flask("campaign", "import", campaign)
-            yield cluster
-        finally:
-            cluster.cleanup()
-            connection.flushdb()
-            connection.close()
+    yield from running_cluster(tmp_path_factory, "sigkill", sentences=400)
 
 
 class Judge:

@@ -5,7 +5,7 @@ and no one else's. Against a real server: test_security_sockets_live.py."""
 from flask import current_app
 from sqlalchemy import select
 
-from app import realtime
+from app import realtime, socket_accounts
 from app.extensions import db, socketio
 from app.models import User
 from app.services import accounts
@@ -39,22 +39,22 @@ def test_a_new_socket_beyond_the_limit_closes_the_accounts_oldest(app, make_camp
     theirs = _sockets(app, other, 2)
     mine = _sockets(app, ane, 5)
     sids = [_sid(sio) for sio in mine]
-    assert realtime.sockets_of(_user_id("ane")) == sids
+    assert socket_accounts.sockets_of(_user_id("ane")) == sids
     assert mine[0].emit("join", {"campaign": "test"}, callback=True) == {"ok": True}
 
     sixth = socketio.test_client(app, flask_test_client=ane)
     assert sixth.is_connected()
     assert not mine[0].is_connected()  # the oldest went
     assert all(sio.is_connected() for sio in mine[1:] + theirs)
-    assert realtime.sockets_of(_user_id("ane")) == sids[1:] + [_sid(sixth)]
+    assert socket_accounts.sockets_of(_user_id("ane")) == sids[1:] + [_sid(sixth)]
     # The closed socket left its rooms: a broadcast no longer reaches it.
     assert sids[0] not in [sid for sid, _eio in socketio.server.manager.get_participants(
         "/", realtime.user_room(_user_id("ane")))]
 
     seventh = socketio.test_client(app, flask_test_client=ane)
     assert seventh.is_connected() and not mine[1].is_connected()
-    assert len(realtime.sockets_of(_user_id("ane"))) == 5
-    assert len(realtime.sockets_of(_user_id("jon"))) == 2
+    assert len(socket_accounts.sockets_of(_user_id("ane"))) == 5
+    assert len(socket_accounts.sockets_of(_user_id("jon"))) == 2
 
 
 def test_the_limit_is_a_setting(app, make_campaign):
@@ -63,7 +63,7 @@ def test_the_limit_is_a_setting(app, make_campaign):
     client = _volunteer(app, "ane")
     first, second = _sockets(app, client, 1)[0], socketio.test_client(app, flask_test_client=client)
     assert second.is_connected() and not first.is_connected()
-    assert realtime.sockets_of(_user_id("ane")) == [_sid(second)]
+    assert socket_accounts.sockets_of(_user_id("ane")) == [_sid(second)]
 
 
 def test_logging_out_closes_the_accounts_sockets(app, make_campaign):
@@ -76,7 +76,7 @@ def test_logging_out_closes_the_accounts_sockets(app, make_campaign):
     assert ane.post("/logout", data={"csrf_token": token}).status_code == 200
     assert not any(sio.is_connected() for sio in mine)
     assert theirs[0].is_connected()
-    assert realtime.sockets_of(_user_id("ane")) == []
+    assert socket_accounts.sockets_of(_user_id("ane")) == []
     # Logged out, it cannot come back.
     assert not socketio.test_client(app, flask_test_client=ane).is_connected()
 
