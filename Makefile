@@ -10,7 +10,7 @@ TEST_STAMP := $(VENV)/.installed-test
 HOST = 127.0.0.1
 PORT = 5000
 
-.PHONY: run test install install-test lock audit catalogues chromium axe db demo bench clean
+.PHONY: run test install install-test lock audit catalogues chromium axe vendor db demo bench clean
 
 # Every package comes from a lock file, pinned with its hashes (pip refuses a
 # file whose hash differs). pip, setuptools and wheel first, from their own
@@ -66,6 +66,13 @@ node_modules/axe-core/axe.min.js: package.json package-lock.json
 	bash scripts/install-npm.sh
 	npm ci --no-audit --no-fund
 	touch $@
+
+# Chart.js (npm, pinned in package.json) draws the dashboard's charts. The site
+# serves the copy committed in static/js/vendor/ (no node_modules in
+# production); after a new pin, this copies it there again.
+vendor: axe
+	cp node_modules/chart.js/dist/chart.umd.min.js static/js/vendor/chart.umd.min.js
+	cp node_modules/chart.js/LICENSE.md static/js/vendor/chart.LICENSE
 
 # Every test on SQLite; then again on PostgreSQL, with the multi-process
 # tests (two servers behind nginx, Redis): scripts/services.sh installs,

@@ -114,3 +114,19 @@ def test_audit_says_what_it_did(tmp_path, output, rc, status, says):
                           capture_output=True, text=True, timeout=30)
     assert done.returncode == status, done.stdout + done.stderr
     assert says in done.stdout
+
+
+def test_the_vendored_chart_js_is_the_pinned_one():
+    """static/js/vendor/chart.umd.min.js is Chart.js at package.json's pin,
+    byte for byte the npm package's file when node_modules is there
+    (`make vendor` copies it)."""
+    import json
+
+    pin = json.loads((ROOT / "package.json").read_text())["dependencies"]["chart.js"]
+    assert re.fullmatch(r"\d+\.\d+\.\d+", pin), f"chart.js is not pinned to one version: {pin}"
+    vendored = ROOT / "static" / "js" / "vendor" / "chart.umd.min.js"
+    assert f"Chart.js v{pin}\n" in vendored.read_text()[:200]
+    assert (ROOT / "static" / "js" / "vendor" / "chart.LICENSE").read_text().startswith("The MIT License")
+    installed = ROOT / "node_modules" / "chart.js" / "dist" / "chart.umd.min.js"
+    if installed.exists():
+        assert installed.read_bytes() == vendored.read_bytes()

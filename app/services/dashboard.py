@@ -56,7 +56,8 @@ def answers_per_minute(campaign_id, now):
 def rate_chart(per_minute, bars=120):
     """Answers per minute as at most ``bars`` bars over the whole span, with
     the quiet minutes in it: each bar covers ``minutes`` minutes and shows
-    the mean answers per minute over them."""
+    the mean answers per minute over them. Times are naive UTC datetimes,
+    for the template to format in the interface language."""
     if not per_minute:
         return {"bars": [], "minutes": 1, "peak": 0, "start": None, "end": None}
     counts = {datetime.fromisoformat(minute): n for minute, n in per_minute}
@@ -66,10 +67,9 @@ def rate_chart(per_minute, bars=120):
     sums = [0] * (-(-span // width))
     for minute, n in counts.items():
         sums[int((minute - start).total_seconds() // 60) // width] += n
-    rows = [{"start": (start + timedelta(minutes=i * width)).isoformat(timespec="minutes"),
-             "rate": total / width} for i, total in enumerate(sums)]
-    return {"bars": rows, "minutes": width, "peak": max(row["rate"] for row in rows),
-            "start": start.isoformat(timespec="minutes"), "end": end.isoformat(timespec="minutes")}
+    rows = [{"start": start + timedelta(minutes=i * width), "rate": total / width} for i, total in enumerate(sums)]
+    return {"bars": rows, "minutes": width, "peak": max(row["rate"] for row in rows), "start": start, "end": end,
+            "one_day": start.date() == end.date()}
 
 
 def summary(campaign, now):
@@ -90,7 +90,9 @@ def summary(campaign, now):
     registered = len(participations)
     dismissed = Counter(p.dismissed_reason for p in participations if p.dismissed_reason)
     valid = [p for p in participations if not p.dismissed_reason]
-    active_counts = [p.items_answered for p in valid if p.items_answered > 0]
+    # Took part: not dismissed, at least one judgment (never "active", which
+    # means answering in the last ACTIVE_MINUTES minutes).
+    took_part = [p.items_answered for p in valid if p.items_answered > 0]
     active_now = db.session.scalar(
         select(func.count(func.distinct(Item.participation_id))).where(
             Item.campaign_id == campaign.id,
@@ -99,7 +101,7 @@ def summary(campaign, now):
     )
     bands = []
     for low, high in CONTRIBUTION_BANDS:
-        n = sum(1 for c in active_counts if c >= low and (high is None or c <= high))
+        n = sum(1 for c in took_part if c >= low and (high is None or c <= high))
         bands.append({"band": f"{low}-{high}" if high else f">{low - 1}", "count": n})
     return {
         "campaign": {"slug": campaign.slug, "name": campaign.name, "status": campaign.status},
@@ -111,11 +113,13 @@ def summary(campaign, now):
             "over_collected": campaign.over_collected,
             "registered": registered,
             "active_now": active_now,
+            "active_minutes": ACTIVE_MINUTES,
             "with_no_judgment": sum(1 for p in participations if p.items_answered == 0),
             "dismissed": sum(dismissed.values()),
             "dismissed_reasons": [{"reason": r, "count": n} for r, n in dismissed.most_common()],
-            "median_per_active": statistics.median(active_counts) if active_counts else 0,
-            "mean_per_active": round(statistics.fmean(active_counts), 2) if active_counts else 0,
+            "took_part": len(took_part),
+            "median_took_part": statistics.median(took_part) if took_part else 0,
+            "mean_took_part": round(statistics.fmean(took_part), 2) if took_part else 0,
         },
         "profile": {
             "age_group": _profile(Counter(p.age_group for p in participations), AGE_GROUPS, registered),

@@ -93,3 +93,86 @@ def no_sideways_scrolling(page, width=PHONE["width"]):
 def number_in(locator):
     """The integer shown by a locator, whatever the digit grouping."""
     return int(re.sub(r"\D", "", locator.inner_text()))
+
+
+def unfold(page, title):
+    """Open a dashboard section (a <details>) by its heading, if folded."""
+    fold = page.locator("details.fold", has=page.locator("summary h2", has_text=re.compile(rf"^{re.escape(title)}$")))
+    if fold.get_attribute("open") is None:
+        fold.locator("summary").click()
+    expect(fold).to_have_attribute("open", "")
+    return fold
+
+
+def tables_cut_off(page):
+    """Every table of the page whose last column cannot be seen inside its
+    scroll box, scrolled to its end (or that has no scroll box, or whose box
+    leaves the screen): a list of their names, empty when all is well.
+    Only the tables of open sections are measured; less than a pixel is
+    rounding (the scroll offset is whole pixels, the table's width not)."""
+    return page.evaluate("""() => {
+      const bad = [];
+      for (const table of document.querySelectorAll("main table")) {
+        if (!table.getClientRects().length) continue;  // in a folded section
+        const box = table.closest(".table-scroll");
+        const name = box ? box.getAttribute("aria-label") : (table.caption || table).textContent.slice(0, 40);
+        if (!box) { bad.push(name + ": no scroll box"); continue; }
+        box.scrollLeft = getComputedStyle(box).direction === "rtl" ? -box.scrollWidth : box.scrollWidth;
+        const b = box.getBoundingClientRect();
+        if (b.left < 0 || b.right > innerWidth + 1) bad.push(name + ": the box leaves the screen");
+        for (const row of table.rows) {
+          const c = row.cells[row.cells.length - 1].getBoundingClientRect();
+          if (c.width === 0 || c.left < b.left - 1 || c.right > b.right + 1) { bad.push(name + ": last column cut off"); break; }
+        }
+        box.scrollLeft = 0;
+      }
+      return bad;
+    }""")
+
+
+def rate_chart(page):
+    """What Chart.js drew for the answers per minute (through its API)."""
+    return page.evaluate("""() => {
+      const chart = window.Chart && Chart.getChart(document.getElementById("rate-chart"));
+      if (!chart) return null;
+      const x = chart.scales.x.options.title, y = chart.scales.y.options.title;
+      return {
+        x: x.display ? x.text : null, y: y.display ? y.text : null,
+        legend: chart.legend.options.display && chart.legend.height > 0 ? chart.legend.legendItems.map(i => i.text) : [],
+        labels: chart.data.labels, values: chart.data.datasets[0].data,
+        width: chart.width, height: chart.height,
+      };
+    }""")
+
+
+def phone_dashboard(dash):
+    """On a 360x740 screen: nothing scrolls sideways but the tables, each in
+    its own box where its last column can be reached; the sections fold and
+    unfold (and stay as left, across visits); the chart fits, with its
+    axis titles and legend."""
+    assert dash.viewport_size == PHONE
+    no_sideways_scrolling(dash)
+    assert dash.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    # Fold and unfold a section by its heading; the choice outlives a reload.
+    totals = dash.locator("details[data-fold=totals]")
+    figures = totals.locator(".figures")
+    expect(figures).to_be_visible()
+    totals.locator("summary").click()
+    expect(figures).to_be_hidden()
+    dash.reload()
+    expect(figures).to_be_hidden()
+    totals.locator("summary").click()
+    expect(figures).to_be_visible()
+    # Every section open: every table's last column within its box, the page no wider.
+    for key in dash.eval_on_selector_all("details.fold:not([open])", "folds => folds.map(f => f.dataset.fold)"):
+        fold = dash.locator(f"details[data-fold={key}]")
+        fold.locator("summary").click()
+        expect(fold).to_have_attribute("open", "")
+    assert dash.locator("details.fold:not([open])").count() == 0
+    assert dash.locator("main table").count() >= 5
+    cut = tables_cut_off(dash)
+    assert cut == [], cut
+    no_sideways_scrolling(dash)
+    chart = rate_chart(dash)
+    assert chart["x"] and chart["y"] and chart["legend"] and chart["width"] <= PHONE["width"], chart
+    dash.evaluate("window.localStorage.clear()")
