@@ -12,7 +12,7 @@ from da_simulation import judge, make_da_campaign, staff
 from test_organiser import _simulate
 
 OPEN = {"totals", "rate", "top", "sentences", "exports"}
-CLOSED = {"participants", "status", "announce", "raffle"}
+CLOSED = {"participants", "reports", "status", "announce", "raffle"}  # reports: open when there are some
 PROTOCOL = {"pairwise": {"controls", "pairs"}, "da": {"systems", "quality"}}
 FORMS = {"status", "announce", "raffle"}
 
@@ -79,7 +79,7 @@ def test_the_dashboard_folds_scrolls_and_charts(app, tmp_path, make_campaign, pr
     assert page.nested == [] and panel.nested == []  # side by side, never one inside another
     assert page.folds["totals"][1] == "Totals" and page.folds["participants"][1] == "Participants"
     # The live panel is the page's part, folded the same way.
-    assert set(panel.folds) == keys - {"exports"} - FORMS
+    assert set(panel.folds) == keys - {"exports", "reports"} - FORMS
     other = "da" if protocol == "pairwise" else "pairwise"
     assert not set(page.folds) & PROTOCOL[other]
 
