@@ -19,13 +19,13 @@ naming_convention = {
 }
 
 db = SQLAlchemy(metadata=MetaData(naming_convention=naming_convention))
-def _include_object(obj, name, type_, reflected, compare_to):
+def include_object(obj, name, type_, reflected, compare_to):
     # The next-item index has a DESC expression that autogenerate cannot
     # compare; it is created by hand in the initial migration.
     return not (type_ == "index" and name == "ix_sentences_next")
 
 
-migrate = Migrate(render_as_batch=True, compare_type=True, include_object=_include_object)
+migrate = Migrate(render_as_batch=True, compare_type=True, include_object=include_object)
 login_manager = LoginManager()
 csrf = CSRFProtect()
 babel = Babel()

@@ -97,6 +97,13 @@ def run_migrations_online():
     connectable = get_engine()
 
     with connectable.connect() as connection:
+        sqlite = connection.dialect.name == "sqlite"
+        if sqlite:
+            # Batch mode rebuilds a table (copy, drop, rename): with foreign
+            # keys enforced, dropping a referenced table fails (Alembic's
+            # batch documentation). Off for the migration, on again after.
+            connection.exec_driver_sql("PRAGMA foreign_keys=OFF")
+            connection.commit()  # ends SQLAlchemy's autobegun transaction: the migration runs its own
         context.configure(
             connection=connection,
             target_metadata=get_metadata(),
@@ -105,6 +112,9 @@ def run_migrations_online():
 
         with context.begin_transaction():
             context.run_migrations()
+        if sqlite:
+            connection.exec_driver_sql("PRAGMA foreign_keys=ON")
+            connection.commit()
 
 
 if context.is_offline_mode():

@@ -11,12 +11,12 @@ from app.extensions import db, socketio
 from app.models import Announcement, Participation, utcnow
 from app.services import announcements
 from helpers import csrf_token, register
-from test_organiser import _staff
+from test_organiser import staff_client
 
 
 @pytest.fixture
 def organiser(app):
-    return _staff(app, "organiser")
+    return staff_client(app, "organiser")
 
 
 def _announce(organiser, text):

@@ -14,7 +14,7 @@ from app.extensions import db
 from app.models import Control, Item, utcnow
 from app.services import accounts, evaluation, quality
 from helpers import QUIET_SIGNS, csrf_token, register, write_campaign
-from test_volunteer_flow import _right_answer
+from test_volunteer_flow import right_answer
 
 
 def _volunteer(campaign, n):
@@ -172,7 +172,7 @@ def test_a_control_and_a_test_item_look_the_same(app, client, make_campaign):
         assert kind == ("control" if position <= 2 else "test")
         pages.setdefault(kind, []).append(_form(client.get("/c/test/evaluate").get_data(as_text=True)))
         payloads.setdefault(kind, []).append(data)
-        answer = {"token": data["item"]["token"], "choice": _right_answer(data["item"]["left"], data["item"]["right"])}
+        answer = {"token": data["item"]["token"], "choice": right_answer(data["item"]["left"], data["item"]["right"])}
         data = client.post("/c/test/api/judgment", json=answer, headers=headers).get_json()
     # The HTML form is the same, character for character, once the texts and tokens are out.
     assert pages["control"][1] == pages["test"][0]

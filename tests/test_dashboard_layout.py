@@ -9,7 +9,7 @@ from html.parser import HTMLParser
 
 import pytest
 from da_simulation import judge, make_da_campaign, staff
-from test_organiser import _simulate
+from test_organiser import simulate_volunteers
 
 OPEN = {"totals", "rate", "top", "sentences", "exports"}
 CLOSED = {"participants", "reports", "status", "announce", "raffle"}  # reports: open when there are some
@@ -61,7 +61,7 @@ def _dashboards(app, tmp_path, make_campaign, protocol):
         judge(campaign)
     else:
         campaign = make_campaign(sentences=20)
-        _simulate(campaign, volunteers=3, items=8)
+        simulate_volunteers(campaign, volunteers=3, items=8)
     return staff(app, "organiser"), staff(app, "researcher")
 
 
@@ -108,7 +108,7 @@ def test_the_dashboard_folds_scrolls_and_charts(app, tmp_path, make_campaign, pr
 
 def test_the_chart_speaks_the_interface_language(app, make_campaign):
     campaign = make_campaign(sentences=20)
-    _simulate(campaign, volunteers=2, items=4)
+    simulate_volunteers(campaign, volunteers=2, items=4)
     organiser = staff(app, "organiser")
     page = organiser.get("/organiser/c/test/panel", headers={"Accept-Language": "es"}).get_data(as_text=True)
     (chart,) = Dashboard(page).charts

@@ -8,14 +8,14 @@ from app.extensions import db
 from app.models import Participation
 from app.services import assignment
 from helpers import register
-from test_volunteer_flow import _judge, _right_answer
+from test_volunteer_flow import judge_items, right_answer
 
 
 def _judge_until_done(client, html, limit=40):
     for _ in range(limit):
         if 'name="choice"' not in html:
             return html
-        html = _judge(client, html).get_data(as_text=True)
+        html = judge_items(client, html).get_data(as_text=True)
     raise AssertionError("still judging")
 
 
@@ -35,7 +35,7 @@ def test_a_volunteer_whose_last_sentences_are_reserved_is_asked_to_come_back(app
     register(other, username="miren", email="miren@example.org")
     html = other.get("/c/test/evaluate").get_data(as_text=True)
     for _ in range(2):  # the two first controls; then miren holds a sentence
-        html = _judge(other, html).get_data(as_text=True)
+        html = judge_items(other, html).get_data(as_text=True)
     assert 'name="choice"' in html
     register(client)
     html = _judge_until_done(client, client.get("/c/test/evaluate").get_data(as_text=True))
@@ -46,7 +46,7 @@ def test_the_dismissal_page_links_home(client, make_campaign):
     make_campaign(sentences=20)
     register(client)
     html = client.get("/c/test/evaluate").get_data(as_text=True)
-    wrong = lambda left, right: "right" if _right_answer(left, right) == "left" else "left"
-    html = _judge(client, html, wrong).get_data(as_text=True)
+    wrong = lambda left, right: "right" if right_answer(left, right) == "left" else "left"
+    html = judge_items(client, html, wrong).get_data(as_text=True)
     assert "Your answers are kept for research" in html
     assert '<a class="button" href="/">Back to the home page</a>' in html

@@ -10,7 +10,7 @@ from sqlalchemy import func, select
 from app.extensions import db
 from app.models import Item, User
 from helpers import csrf_token, register
-from test_volunteer_flow import _right_answer
+from test_volunteer_flow import right_answer
 
 
 def _volunteer(client, make_campaign, **campaign):
@@ -22,7 +22,7 @@ def _volunteer(client, make_campaign, **campaign):
 
 
 def _answer(item):
-    return {"token": item["token"], "choice": _right_answer(item["left"], item["right"])}
+    return {"token": item["token"], "choice": right_answer(item["left"], item["right"])}
 
 
 def _answered():

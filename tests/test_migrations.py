@@ -9,7 +9,7 @@ from alembic.migration import MigrationContext
 from sqlalchemy import create_engine, inspect
 
 from app import models  # noqa: F401 (the tables)
-from app.extensions import _include_object, db
+from app.extensions import include_object, db
 from databases import scratch_database
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -28,7 +28,7 @@ def differences(url):
     try:
         with engine.connect() as connection:
             context = MigrationContext.configure(
-                connection, opts={"compare_type": True, "include_object": _include_object}
+                connection, opts={"compare_type": True, "include_object": include_object}
             )
             return compare_metadata(context, db.metadata)
     finally:

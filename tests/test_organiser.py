@@ -21,7 +21,7 @@ from helpers import csrf_token, register
 ROOT = __import__("os").path.dirname(__import__("os").path.dirname(__import__("os").path.abspath(__file__)))
 
 
-def _staff(app, role, n=1):
+def staff_client(app, role, n=1):
     user = accounts.create_user(f"{role}{n}@example.org", f"{role}{n}", "staff-password", role=role)
     user.email_confirmed_at = utcnow()
     db.session.commit()
@@ -31,7 +31,7 @@ def _staff(app, role, n=1):
     return client
 
 
-def _simulate(campaign, volunteers=4, items=12, seed=3, liar=None, confirm=True):
+def simulate_volunteers(campaign, volunteers=4, items=12, seed=3, liar=None, confirm=True):
     """Volunteers judging through the services (controls answered right)."""
     rng = random.Random(seed)
     people = []
@@ -92,7 +92,7 @@ def test_access_control_on_every_route_of_the_blueprint(app, client, make_campai
     token = csrf_token(volunteer, "/c/test/welcome")
     for method, url, _endpoint in routes:
         assert volunteer.open(url, method=method, data={"csrf_token": token}).status_code == 403, (method, url)
-    researcher = _staff(app, "researcher")
+    researcher = staff_client(app, "researcher")
     token = csrf_token(researcher, "/organiser/c/test/")
     for method, url, endpoint in routes:
         status = researcher.open(url, method=method, data={"csrf_token": token}).status_code
@@ -100,7 +100,7 @@ def test_access_control_on_every_route_of_the_blueprint(app, client, make_campai
             assert status == 200, (method, url)
         else:
             assert status == 403, (method, url)
-    organiser = _staff(app, "organiser")
+    organiser = staff_client(app, "organiser")
     for method, url, _endpoint in routes:
         if method == "GET":
             assert organiser.get(url).status_code == 200, url
@@ -108,8 +108,8 @@ def test_access_control_on_every_route_of_the_blueprint(app, client, make_campai
 
 def test_researchers_see_no_personal_data(app, make_campaign):
     campaign = make_campaign(sentences=20)
-    _simulate(campaign, volunteers=2)
-    researcher = _staff(app, "researcher")
+    simulate_volunteers(campaign, volunteers=2)
+    researcher = staff_client(app, "researcher")
     for kind in export.KINDS:
         body = researcher.get(f"/organiser/c/test/export/{kind}.csv").get_data(as_text=True)
         assert "@example.org" not in body and "Real Name" not in body and "scrypt" not in body
@@ -124,7 +124,7 @@ def test_researchers_see_no_personal_data(app, make_campaign):
     assert "sim0" not in page and "sim1" not in page
     pseudonyms = {r["volunteer"] for r in export.volunteer_rows(campaign)}
     assert all(p in page for p in pseudonyms) and "have seen every control" in page
-    organiser_page = _staff(app, "organiser").get("/organiser/c/test/panel").get_data(as_text=True)
+    organiser_page = staff_client(app, "organiser").get("/organiser/c/test/panel").get_data(as_text=True)
     assert "sim0" in organiser_page and "sim1" in organiser_page
 
 
@@ -134,11 +134,11 @@ def test_organiser_room_is_for_staff_only(app, make_campaign):
     register(volunteer)
     sio = socketio.test_client(app, flask_test_client=volunteer)
     assert sio.emit("watch", {"campaign": "test"}, callback=True)["ok"] is False
-    organiser = _staff(app, "organiser")
+    organiser = staff_client(app, "organiser")
     watcher = socketio.test_client(app, flask_test_client=organiser)
     assert watcher.emit("watch", {"campaign": "test"}, callback=True) == {"ok": True}
     assert watcher.emit("watch", {"campaign": "nope"}, callback=True)["ok"] is False
-    _simulate(campaign, volunteers=1, items=3)
+    simulate_volunteers(campaign, volunteers=1, items=3)
     realtime.touch(campaign.id)
     realtime.flush()
     assert any(e["name"] == "dashboard" for e in watcher.get_received())
@@ -147,7 +147,7 @@ def test_organiser_room_is_for_staff_only(app, make_campaign):
 
 def test_dashboard_figures(app, make_campaign):
     campaign = make_campaign(sentences=20)
-    people = _simulate(campaign, volunteers=4, items=12)
+    people = simulate_volunteers(campaign, volunteers=4, items=12)
     data = dashboard.summary(campaign, utcnow())
     totals = data["totals"]
     assert totals["registered"] == 4 and totals["dismissed"] == 0
@@ -166,7 +166,7 @@ def test_dashboard_figures(app, make_campaign):
     # Incremental: a second call counts no answer twice.
     again = dashboard.summary(campaign, utcnow())
     assert sum(n for _, n in again["per_minute"]) == 4 * 12
-    organiser = _staff(app, "organiser")
+    organiser = staff_client(app, "organiser")
     page = organiser.get("/organiser/c/test/panel").get_data(as_text=True)
     assert "Completion per system pair" in page and "A – B" in page
 
@@ -187,7 +187,7 @@ def test_rate_chart_keeps_quiet_minutes_and_bounds_its_bars():
 def test_campaign_lifecycle(app, client, make_campaign):
     campaign = make_campaign(sentences=20)
     register(client)
-    organiser = _staff(app, "organiser")
+    organiser = staff_client(app, "organiser")
     token = csrf_token(organiser, "/organiser/c/test/")
     organiser.post("/organiser/c/test/status", data={"csrf_token": token, "status": "closed"})
     db.session.refresh(campaign)
@@ -235,7 +235,7 @@ def test_announcement_reaches_connected_volunteers(app, client, make_campaign):
     sio = socketio.test_client(app, flask_test_client=client)
     sio.emit("join", {"campaign": "test"}, callback=True)
     sio.get_received()
-    organiser = _staff(app, "organiser")
+    organiser = staff_client(app, "organiser")
     token = csrf_token(organiser, "/organiser/c/test/")
     organiser.post("/organiser/c/test/announce", data={"csrf_token": token, "text": "<b>Prize day</b> tomorrow!"})
     events = [e for e in sio.get_received() if e["name"] == "announcement"]
@@ -276,7 +276,7 @@ def test_commitment_comes_before_the_first_ticket_and_names_the_draw_time(app, m
     with pytest.raises(raffle.RaffleError, match="before the campaign closes"):
         raffle.commit(campaign, hash_)  # already ended
     _open_until_tomorrow(campaign)
-    _simulate(campaign, volunteers=1, items=10)
+    simulate_volunteers(campaign, volunteers=1, items=10)
     assert raffle.has_tickets(campaign)
     with pytest.raises(raffle.RaffleError, match="before the first raffle ticket"):
         raffle.commit(campaign, hash_)
@@ -310,7 +310,7 @@ def test_raffle_eligibility_commit_and_draw(app, make_campaign):
     raffle.commit(campaign, sha256_hex(seed))
     with pytest.raises(raffle.RaffleError):
         raffle.commit(campaign, sha256_hex("again"))
-    people = _simulate(campaign, volunteers=5, items=20)
+    people = simulate_volunteers(campaign, volunteers=5, items=20)
     unconfirmed = db.session.get(User, people[3].user_id)
     unconfirmed.email_confirmed_at = None
     # A volunteer held for review: out of the list, tickets already won included.
@@ -349,7 +349,7 @@ def test_the_campaign_end_cannot_move_before_the_committed_draw(app, make_campai
     _open_until_tomorrow(campaign)
     record = raffle.commit(campaign, sha256_hex("seed"))
     db.session.commit()
-    organiser = _staff(app, "organiser")
+    organiser = staff_client(app, "organiser")
     token = csrf_token(organiser, "/organiser/c/test/")
     fmt = "%Y-%m-%dT%H:%M"
     for ends_at in ("", (record.draw_at - timedelta(hours=1)).strftime(fmt)):
@@ -369,7 +369,7 @@ def test_the_campaign_end_cannot_move_before_the_committed_draw(app, make_campai
 def test_raffle_from_the_dashboard_cli_and_public_verification(app, tmp_path, make_campaign):
     campaign = make_campaign(sentences=30)
     _open_until_tomorrow(campaign)
-    organiser = _staff(app, "organiser")
+    organiser = staff_client(app, "organiser")
     token = csrf_token(organiser, "/organiser/c/test/")
     page = organiser.post("/organiser/c/test/raffle/commit", data={"csrf_token": token, "seed_sha256": ""})
     seed = __import__("re").search(r'<code class="hash">([0-9a-f]{64})</code>', page.get_data(as_text=True)).group(1)
@@ -378,7 +378,7 @@ def test_raffle_from_the_dashboard_cli_and_public_verification(app, tmp_path, ma
     assert record.draw_at == campaign.ends_at
     public = app.test_client().get("/c/test/raffle").get_data(as_text=True)
     assert record.seed_sha256 in public and "The draw takes place once the campaign has closed" in public
-    _simulate(campaign, volunteers=3, items=20)
+    simulate_volunteers(campaign, volunteers=3, items=20)
     # While the campaign is open: refused, nothing drawn.
     page = organiser.post("/organiser/c/test/raffle/draw", follow_redirects=True,
                           data={"csrf_token": token, "seed": seed, "prizes": "2"})
@@ -432,7 +432,7 @@ def test_raffle_cli(app, make_campaign):
     seed = result.output.split("not stored): ")[1].split()[0]
     assert f"Time of the draw (UTC, the campaign's end): {campaign.ends_at:%Y-%m-%d %H:%M}" in result.output
     assert raffle.commitment(campaign).seed_sha256 == sha256_hex(seed)
-    _simulate(campaign, volunteers=2, items=20)
+    simulate_volunteers(campaign, volunteers=2, items=20)
     result = runner.invoke(args=["raffle", "draw", "test", "--seed", seed, "--prizes", "2"])
     assert result.exit_code != 0 and "after the campaign has closed" in result.output
     _time_passes(campaign)
@@ -443,7 +443,7 @@ def test_raffle_cli(app, make_campaign):
 
 def test_export_row_counts_columns_and_round_trip(app, tmp_path, make_campaign):
     campaign = make_campaign(sentences=20)
-    _simulate(campaign, volunteers=5, items=15)
+    simulate_volunteers(campaign, volunteers=5, items=15)
     answered = db.session.scalar(select(func.count()).where(Item.answered_at.is_not(None)))
     controls = db.session.scalar(select(func.count()).where(Item.answered_at.is_not(None), Item.control_id.is_not(None)))
     runner = app.test_cli_runner()
@@ -460,7 +460,7 @@ def test_export_row_counts_columns_and_round_trip(app, tmp_path, make_campaign):
     runner.invoke(args=["export", "judgments", "test", "--format", "jsonl", "-o", str(jsonl)])
     records = [json.loads(line) for line in open(jsonl)]
     assert len(records) == answered and isinstance(records[0]["is_control"], bool)
-    organiser = _staff(app, "organiser")
+    organiser = staff_client(app, "organiser")
     streamed = organiser.get("/organiser/c/test/export/judgments.csv")
     assert streamed.is_streamed and streamed.get_data(as_text=True).count("\n") == answered + 1
     volunteers = list(csv.DictReader(io.StringIO(organiser.get("/organiser/c/test/export/volunteers.csv").get_data(as_text=True))))
@@ -485,7 +485,7 @@ def test_export_row_counts_columns_and_round_trip(app, tmp_path, make_campaign):
 
 def test_discarded_and_controls_exports(app, make_campaign):
     campaign = make_campaign(sentences=20)
-    people = _simulate(campaign, volunteers=2, items=10)
+    people = simulate_volunteers(campaign, volunteers=2, items=10)
     from app.services import answers
     answers.dismiss(campaign, people[0], "test dismissal", utcnow())
     db.session.commit()
@@ -507,7 +507,7 @@ def test_csv_cells_that_look_like_formulas_are_neutralised():
 
 def test_organiser_creates_accounts(app, make_campaign):
     make_campaign()
-    organiser = _staff(app, "organiser")
+    organiser = staff_client(app, "organiser")
     token = csrf_token(organiser, "/organiser/accounts")
     organiser.post("/organiser/accounts", data={"csrf_token": token, "role": "researcher", "username": "res",
                                                  "email": "res@example.org", "password": "research-pass"})
@@ -517,7 +517,7 @@ def test_organiser_creates_accounts(app, make_campaign):
 
 def test_every_export_counts_the_databases_rows_in_both_formats(app, make_campaign):
     campaign = make_campaign(sentences=20)
-    people = _simulate(campaign, volunteers=4, items=12)
+    people = simulate_volunteers(campaign, volunteers=4, items=12)
     from app.services import answers
     answers.dismiss(campaign, people[1], "test dismissal", utcnow())
     db.session.commit()
@@ -531,7 +531,7 @@ def test_every_export_counts_the_databases_rows_in_both_formats(app, make_campai
                                                              Item.discarded_at.is_(None))),
     }
     assert expected["discarded"] == 12 and expected["volunteers"] == 4
-    researcher = _staff(app, "researcher")
+    researcher = staff_client(app, "researcher")
     for kind, count in expected.items():
         body = researcher.get(f"/organiser/c/test/export/{kind}.csv").get_data(as_text=True)
         assert len(list(csv.DictReader(io.StringIO(body)))) == count, kind
@@ -553,7 +553,7 @@ def test_every_export_column_is_documented():
 
 def test_statuses_and_roles_are_shown_in_the_interface_language(app, make_campaign):
     make_campaign()
-    organiser = _staff(app, "organiser")
+    organiser = staff_client(app, "organiser")
     organiser.set_cookie("bozka_lang", "eu", domain="localhost")
     token = csrf_token(organiser, "/organiser/c/test/")
     page = organiser.post("/organiser/c/test/status", follow_redirects=True,

@@ -87,7 +87,7 @@ def test_the_email_language_is_the_winners_then_the_campaigns():
 
 # --- the pages ------------------------------------------------------------------
 
-def _staff(app, role, name):
+def staff_client(app, role, name):
     user = accounts.create_user(f"{name}@example.org", name, "staff-password", role=role)
     user.email_confirmed_at = utcnow()
     db.session.commit()
@@ -152,7 +152,7 @@ def _username_of(campaign, winner):
 
 def test_the_organiser_sees_the_winners_and_the_look_is_audited(app, make_campaign):
     campaign, record, _clients = _drawn_campaign(app, make_campaign)
-    organiser = _staff(app, "organiser", "boss")
+    organiser = staff_client(app, "organiser", "boss")
     page = organiser.get("/organiser/c/test/raffle/winners").get_data(as_text=True)
     names = [_username_of(campaign, w) for w in record.winners]
     for name in names:
@@ -162,7 +162,7 @@ def test_the_organiser_sees_the_winners_and_the_look_is_audited(app, make_campai
     # The dashboard links to it once drawn.
     assert "/organiser/c/test/raffle/winners" in organiser.get("/organiser/c/test/").get_data(as_text=True)
     # Nobody else: researchers and volunteers are refused, nothing recorded.
-    researcher = _staff(app, "researcher", "sci")
+    researcher = staff_client(app, "researcher", "sci")
     assert researcher.get("/organiser/c/test/raffle/winners").status_code == 403
     assert _clients["ane"].get("/organiser/c/test/raffle/winners").status_code == 403
     anonymous = app.test_client().get("/organiser/c/test/raffle/winners")
@@ -180,7 +180,7 @@ def test_the_winner_gets_an_email_in_their_language(app, make_campaign, caplog):
     winner.locale = "eu"
     campaign.texts = {"eu": {"name": "Proba kanpaina"}}  # the campaign's name in Basque
     db.session.commit()
-    organiser = _staff(app, "organiser", "boss")
+    organiser = staff_client(app, "organiser", "boss")
     token = csrf_token(organiser, "/organiser/c/test/raffle/winners")
     outbox.send_due(app.config)  # the volunteers' confirmation emails
     caplog.clear()
@@ -209,7 +209,7 @@ def test_the_winner_gets_an_email_in_their_language(app, make_campaign, caplog):
 
 def test_a_refused_email_changes_nothing(app, make_campaign):
     _drawn_campaign(app, make_campaign)
-    organiser = _staff(app, "organiser", "boss")
+    organiser = staff_client(app, "organiser", "boss")
     token = csrf_token(organiser, "/organiser/c/test/raffle/winners")
     record = raffle.commitment(raffle.campaign_by_slug("test"))
     before = db.session.query(AuditLog).count()

@@ -31,7 +31,7 @@ def _events(sio, name):
     return [e["args"][0] for e in sio.log if e["name"] == name]
 
 
-def _judge(client, n=1, slug="test"):
+def judge_items(client, n=1, slug="test"):
     """Judge n items through the JSON endpoint, passing every control."""
     csrf = csrf_token(client, f"/c/{slug}/welcome")
     item = client.get(f"/c/{slug}/api/item").get_json()["item"]
@@ -69,7 +69,7 @@ def test_update_arrives_after_another_volunteers_judgment(app, make_campaign):
     bob_socket = _socket(app, bob)
     bob_socket.log = []
     bob_socket.get_received()
-    _judge(alice, 3)
+    judge_items(alice, 3)
     assert realtime.flush() == 1
     ranking = _events(bob_socket, "ranking")[-1]
     assert ranking["top"][0] == {"r": 1, "n": "vol1", "c": 3}
@@ -84,7 +84,7 @@ def test_personal_data_goes_only_to_the_volunteers_own_room(app, make_campaign):
     alice, bob = _login_client(app, n=1), _login_client(app, n=2)
     alice_socket, bob_socket = _socket(app, alice), _socket(app, bob)
     alice_socket.get_received(), bob_socket.get_received()
-    _judge(alice, 10)
+    judge_items(alice, 10)
     realtime.flush()
     mine = _events(alice_socket, "me")[-1]
     assert mine["rank"] == 1 and mine["count"] == 10 and mine["tickets"] == [1]
@@ -98,7 +98,7 @@ def test_personal_updates_read_every_volunteers_data_in_two_queries(app, make_ca
     clients = [_login_client(app, n=n) for n in range(1, 6)]
     sockets = [_socket(app, client) for client in clients]
     for n, client in enumerate(clients):
-        _judge(client, [10, 3, 12, 1, 20][n])
+        judge_items(client, [10, 3, 12, 1, 20][n])
     for sio in sockets:
         sio.get_received()
     campaign_id = db.session.scalar(select(Participation.campaign_id))
@@ -178,7 +178,7 @@ def test_dismissal_removes_a_volunteer_at_once(app, make_campaign):
     make_campaign(sentences=20)
     alice, bob = _login_client(app, n=1), _login_client(app, n=2)
     bob_socket = _socket(app, bob)
-    _judge(alice, 3)
+    judge_items(alice, 3)
     realtime.flush()
     assert _events(bob_socket, "ranking")[-1]["top"][0]["n"] == "vol1"
     # Alice fails every control from now on: dismissed at item 10.
@@ -202,10 +202,10 @@ def test_a_hold_removes_a_volunteer_at_once(app, make_campaign):
     make_campaign(sentences=20, hold_min_tests=5, hold_alpha=0.1)
     alice, bob = _login_client(app, n=1), _login_client(app, n=2)
     alice_socket, bob_socket = _socket(app, alice), _socket(app, bob)
-    _judge(alice, 3)
+    judge_items(alice, 3)
     realtime.flush()
     assert _events(bob_socket, "ranking")[-1]["top"][0]["n"] == "vol1"
-    data = _judge(alice, 7)  # _judge answers "left" on every test item
+    data = judge_items(alice, 7)  # judge_items answers "left" on every test item
     assert data["held"] and data["status"] == "accepted"
     realtime.flush()
     ranking = _events(bob_socket, "ranking")[-1]
@@ -223,7 +223,7 @@ def test_burst_of_100_judgments_yields_a_bounded_number_of_broadcasts(app, make_
     realtime.stats.update(ranking_broadcasts=0)
     started = time.monotonic()
     for client in judges:
-        _judge(client, 25)
+        judge_items(client, 25)
     elapsed = time.monotonic() - started
     time.sleep(0.6)  # let the last tick go out
     broadcasts = realtime.stats["ranking_broadcasts"]
@@ -237,8 +237,8 @@ def test_burst_of_100_judgments_yields_a_bounded_number_of_broadcasts(app, make_
 def test_a_hidden_name_is_anonymous_to_others_but_not_to_oneself(app, make_campaign):
     make_campaign(sentences=30)
     alice, bob = _login_client(app, n=1), _login_client(app, n=2)
-    _judge(alice, 3)
-    _judge(bob, 4)
+    judge_items(alice, 3)
+    judge_items(bob, 4)
     # Alice hides her name from the evaluation page's own form: back to it.
     token = csrf_token(alice, "/c/test/evaluate")
     response = alice.post("/c/test/ranking-visibility", data={"csrf_token": token, "hide": "1", "back": "evaluate"})
@@ -301,7 +301,7 @@ def test_a_judgments_request_never_waits_for_a_broadcast(app, make_campaign, mon
         return original(event, *args, **kwargs)
 
     monkeypatch.setattr(socketio, "emit", recording_emit)
-    _judge(alice, 12)  # ten answers, a ticket, controls: all through /api/judgment
+    judge_items(alice, 12)  # ten answers, a ticket, controls: all through /api/judgment
     assert emits == [] and bob_socket.get_received() == []
     realtime.flush()
     assert ("ranking", None) in emits and all(path is None for _event, path in emits)
@@ -312,8 +312,8 @@ def test_a_reconnected_socket_catches_up_at_once(app, make_campaign):
     alice, bob = _login_client(app, n=1), _login_client(app, n=2)
     alice_socket = _socket(app, alice)
     alice_socket.disconnect()
-    _judge(alice, 10)  # while disconnected
-    _judge(bob, 2)
+    judge_items(alice, 10)  # while disconnected
+    judge_items(bob, 2)
     realtime.flush()
     again = _socket(app, alice)
     assert _events(again, "me")[-1] == {

@@ -8,7 +8,7 @@ from app.extensions import db
 from app.models import Item, ItemReport, Participation, Slot
 from app.services import reports, rewards
 from helpers import register
-from test_volunteer_flow import _judge, _page_item
+from test_volunteer_flow import judge_items, _page_item
 
 
 def _report(client, html, reason="source-broken", text="", slug="test"):
@@ -20,7 +20,7 @@ def _past_first_controls(client):
     """The judging page after the two first controls (which cannot be skipped)."""
     html = client.get("/c/test/evaluate").get_data(as_text=True)
     for _ in range(2):
-        html = _judge(client, html).get_data(as_text=True)
+        html = judge_items(client, html).get_data(as_text=True)
     return html
 
 
@@ -44,7 +44,7 @@ def test_the_judging_page_names_the_campaign_links_the_instructions_and_counts_d
     assert 'class="campaign-name">Test campaign<' in html
     assert 'href="/c/test/instructions"' in html
     assert "10 more sentences to your next raffle number." in html
-    html = _judge(client, html).get_data(as_text=True)
+    html = judge_items(client, html).get_data(as_text=True)
     assert "9 more sentences to your next raffle number." in html
     assert "Report a problem with this item" in html
 
@@ -94,7 +94,7 @@ def test_a_report_skips_the_item_frees_its_slot_and_counts_nothing(client, make_
     assert db.session.scalar(select(func.count(ItemReport.id))) == 1
     # Answering on goes on from the next item, never back to the skipped one.
     for _ in range(3):
-        html = _judge(client, html).get_data(as_text=True)
+        html = judge_items(client, html).get_data(as_text=True)
     db.session.expire_all()
     assert db.session.get(Item, item.id).answered_at is None
     assert db.session.scalar(select(Participation)).items_counted == 5
@@ -107,7 +107,7 @@ def test_reports_are_capped_and_the_first_controls_cannot_be_skipped(client, mak
     first = _page_item(html)[0]
     html = _report(client, html).headers["Location"] and client.get("/c/test/evaluate").get_data(as_text=True)
     assert "You have reported as many items as you may" in html and _page_item(html)[0] == first
-    html = _judge(client, _judge(client, html).get_data(as_text=True)).get_data(as_text=True)
+    html = judge_items(client, judge_items(client, html).get_data(as_text=True)).get_data(as_text=True)
     _report(client, html)
     html = client.get("/c/test/evaluate").get_data(as_text=True)
     assert "the problem is reported" in html
@@ -142,7 +142,7 @@ def test_a_volunteer_cannot_report_another_volunteers_item(app, client, make_cam
 
 
 def test_the_organisers_dashboard_lists_the_reports(app, client, make_campaign):
-    from test_organiser import _staff
+    from test_organiser import staff_client
 
     campaign = make_campaign(sentences=20)
     register(client)
@@ -150,17 +150,17 @@ def test_the_organisers_dashboard_lists_the_reports(app, client, make_campaign):
     listed = reports.campaign_reports(campaign.id)
     assert [(r.reason, r.text, r.username, r.kind) for r in listed] == [("offensive", "<b>rude</b>", "ane", "test")]
     assert listed[0].sentence_number is not None
-    page = _staff(app, "organiser").get("/organiser/c/test/").get_data(as_text=True)
+    page = staff_client(app, "organiser").get("/organiser/c/test/").get_data(as_text=True)
     section = page[page.index('id="reports"'):]
     assert "Offensive content" in section and "&lt;b&gt;rude&lt;/b&gt;" in section and "<b>rude" not in section
     assert f"<td>{listed[0].sentence_number}</td>" in section
 
 
 def test_a_dashboard_without_reports_says_so(app, make_campaign):
-    from test_organiser import _staff
+    from test_organiser import staff_client
 
     make_campaign(sentences=20)
-    page = _staff(app, "organiser").get("/organiser/c/test/").get_data(as_text=True)
+    page = staff_client(app, "organiser").get("/organiser/c/test/").get_data(as_text=True)
     assert "No volunteer has reported a problem with an item." in page
 
 

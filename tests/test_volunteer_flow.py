@@ -17,7 +17,7 @@ def _page_item(html):
     return token, csrf, left, right
 
 
-def _right_answer(left, right):
+def right_answer(left, right):
     better = set(db.session.scalars(select(Control.better)))
     if left in better:
         return "left"
@@ -26,7 +26,7 @@ def _right_answer(left, right):
     return "left"
 
 
-def _judge(client, html, choose=_right_answer, slug="test"):
+def judge_items(client, html, choose=right_answer, slug="test"):
     token, csrf, left, right = _page_item(html)
     return client.post(f"/c/{slug}/evaluate", data={"csrf_token": csrf, "token": token, "choice": choose(left, right)})
 
@@ -49,7 +49,7 @@ def test_register_judge_and_earn_a_ticket(client, make_campaign, caplog):
     assert "Which translation is better?" in html
     assert 'lang="en" dir="ltr"' in html and 'lang="eu" dir="ltr"' in html
     for n in range(1, 11):
-        html = _judge(client, html).get_data(as_text=True)
+        html = judge_items(client, html).get_data(as_text=True)
     assert "You won a new raffle number: 1!" in html
     assert "You have judged 10 sentences." in html and "Your raffle number: <strong>1</strong>" in html
     welcome = client.get("/c/test/welcome").get_data(as_text=True)
@@ -74,7 +74,7 @@ def test_controls_look_exactly_like_real_items(client, make_campaign):
             if text.strip() and ("Control" in text or "Good" in text or "Bad" in text or "Output" in text or "Source sentence" in text):
                 skeleton = skeleton.replace(text, "TEXT")
         shapes.setdefault(item.is_control, set()).add(re.sub(r"\d+", "N", skeleton))
-        html = _judge(client, html).get_data(as_text=True)
+        html = judge_items(client, html).get_data(as_text=True)
     assert shapes[True] == shapes[False]
 
 
@@ -96,7 +96,7 @@ def test_mt_output_is_escaped(client, app, tmp_path):
     for _ in range(3):
         if "alert" in html:
             break
-        html = _judge(client, html).get_data(as_text=True)
+        html = judge_items(client, html).get_data(as_text=True)
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html and "<script>alert" not in html
 
 
@@ -110,8 +110,8 @@ def test_forged_and_repeated_posts_change_nothing(client, make_campaign):
     assert response.status_code == 400
     assert db.session.scalar(select(func.count()).where(Item.answered_at.is_not(None))) == 0
     # The same form twice (a double click): counted once, the second gets the current item.
-    first = client.post("/c/test/evaluate", data={"csrf_token": csrf, "token": token, "choice": _right_answer(left, right)})
-    second = client.post("/c/test/evaluate", data={"csrf_token": csrf, "token": token, "choice": _right_answer(left, right)})
+    first = client.post("/c/test/evaluate", data={"csrf_token": csrf, "token": token, "choice": right_answer(left, right)})
+    second = client.post("/c/test/evaluate", data={"csrf_token": csrf, "token": token, "choice": right_answer(left, right)})
     assert first.status_code == second.status_code == 200
     assert "already recorded" in second.get_data(as_text=True)
     assert db.session.scalar(select(func.count()).where(Item.answered_at.is_not(None))) == 1
@@ -129,7 +129,7 @@ def test_json_endpoint_answers_and_returns_the_next_item(client, make_campaign):
     item = client.get("/c/test/api/item").get_json()["item"]
     assert set(item) == {"token", "source", "left", "right"}  # no position: the control schedule is public
     headers = {"X-CSRFToken": csrf}
-    body = {"token": item["token"], "choice": _right_answer(item["left"], item["right"])}
+    body = {"token": item["token"], "choice": right_answer(item["left"], item["right"])}
     data = client.post("/c/test/api/judgment", json=body, headers=headers).get_json()
     assert data["status"] == "accepted" and data["item"]["token"] != item["token"] and data["answered"] == 1
     replay = client.post("/c/test/api/judgment", json=body, headers=headers).get_json()
@@ -144,7 +144,7 @@ def test_json_endpoint_lists_tickets_and_refuses_who_has_not_joined(client, make
     headers = {"X-CSRFToken": csrf_token(client, "/c/test/welcome")}
     item = client.get("/c/test/api/item").get_json()["item"]
     for position in range(1, 22):
-        body = {"token": item["token"], "choice": _right_answer(item["left"], item["right"])}
+        body = {"token": item["token"], "choice": right_answer(item["left"], item["right"])}
         data = client.post("/c/test/api/judgment", json=body, headers=headers).get_json()
         assert data["status"] == "accepted" and data["answered"] == position
         assert data["tickets"] == list(range(1, position // 10 + 1))
@@ -171,8 +171,8 @@ def test_failing_controls_dismisses_with_a_kind_message(client, make_campaign):
     make_campaign(sentences=20)
     register(client)
     html = client.get("/c/test/evaluate").get_data(as_text=True)
-    wrong = lambda left, right: "right" if _right_answer(left, right) == "left" else "left"
-    html = _judge(client, html, wrong).get_data(as_text=True)
+    wrong = lambda left, right: "right" if right_answer(left, right) == "left" else "left"
+    html = judge_items(client, html, wrong).get_data(as_text=True)
     assert "you have not passed the control sentences" in html
     assert "Your answers are kept for research" in html
     # Cannot continue.
