@@ -19,6 +19,7 @@ from datetime import datetime, timedelta, timezone
 from playwright.sync_api import expect
 
 from e2e.i18n_pages import DESKTOP, PASSWORD, answer_for, choose_language, log_in, new_context, register
+from e2e.pages import unfold
 
 SLUG = "raffle-e2e"
 ORGANISER = ("raffle.organiser", "raffle.organiser@example.org")
@@ -79,6 +80,8 @@ def test_the_raffle_from_commitment_to_the_winners_notice(browser, live_server, 
         log_in(dash, live_server, ORGANISER[1])
         dash.goto(f"{live_server}/organiser/c/{SLUG}/")
         ends_at = _end_time()
+        unfold(dash, "Campaign")
+        unfold(dash, "Raffle")
         dash.get_by_label("Ends at (UTC, optional)").fill(ends_at.strftime("%Y-%m-%dT%H:%M"))
         dash.get_by_role("button", name="Save").click()
         expect(dash.locator(".flash-info")).to_contain_text("Campaign saved")
@@ -109,6 +112,7 @@ def test_the_raffle_from_commitment_to_the_winners_notice(browser, live_server, 
 
         # No draw while the campaign is open.
         dash.goto(f"{live_server}/organiser/c/{SLUG}/")
+        unfold(dash, "Raffle")
         dash.get_by_label("The secret seed").fill(seed)
         dash.get_by_role("button", name="Reveal the seed and draw").click()
         expect(dash.locator(".flash-error")).to_contain_text("only after the campaign has closed")
