@@ -143,7 +143,7 @@ def test_the_honeypot_is_hidden_from_people(app, client, make_campaign):
     assert 'tabindex="-1"' in wrapper.group(1) and 'autocomplete="off"' in wrapper.group(1)
     with open("static/css/bozka.css", encoding="utf-8") as handle:
         css = handle.read()
-    assert re.search(r"\.hp\s*\{[^}]*(left:\s*-\d{4,}px|display:\s*none)", css)
+    assert re.search(r"\.hp\s*\{[^}]*(inset-inline-start:\s*-\d{4,}px|display:\s*none)", css)  # off screen, start side
 
 
 def test_the_signup_address_is_kept_as_a_keyed_hash_only(app, client, make_campaign):
