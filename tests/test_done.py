@@ -1,14 +1,14 @@
 """The end of a volunteer's work (issue 22): a volunteer who judged every
 sentence there is for them is thanked, not told to come back; one whose
-remaining sentences are reserved by others is told to come back; the
-dismissal page leads home."""
+remaining sentences are reserved by others is told to come back. (The
+dismissal page's way home: tests/test_volunteer_flow.py.)"""
 from sqlalchemy import select
 
 from app.extensions import db
 from app.models import Participation
 from app.services import assignment
 from helpers import register
-from test_volunteer_flow import judge_items, right_answer
+from test_volunteer_flow import judge_items
 
 
 def _judge_until_done(client, html, limit=40):
@@ -40,13 +40,3 @@ def test_a_volunteer_whose_last_sentences_are_reserved_is_asked_to_come_back(app
     register(client)
     html = _judge_until_done(client, client.get("/c/test/evaluate").get_data(as_text=True))
     assert "come back in a while" in html and "you have judged every sentence" not in html
-
-
-def test_the_dismissal_page_links_home(client, make_campaign):
-    make_campaign(sentences=20)
-    register(client)
-    html = client.get("/c/test/evaluate").get_data(as_text=True)
-    wrong = lambda left, right: "right" if right_answer(left, right) == "left" else "left"
-    html = judge_items(client, html, wrong).get_data(as_text=True)
-    assert "Your answers are kept for research" in html
-    assert '<a class="button" href="/">Back to the home page</a>' in html

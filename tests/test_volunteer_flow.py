@@ -175,6 +175,7 @@ def test_failing_controls_dismisses_with_a_kind_message(client, make_campaign):
     html = judge_items(client, html, wrong).get_data(as_text=True)
     assert "you have not passed the control sentences" in html
     assert "Your answers are kept for research" in html
+    assert '<a class="button" href="/">Back to the home page</a>' in html  # not a dead end
     # Cannot continue.
     assert "you have not passed" in client.get("/c/test/evaluate").get_data(as_text=True)
     participation = db.session.scalar(select(Participation))

@@ -2,6 +2,7 @@
 the write lock), an answer sent again after a lost connection, backup and
 restore. The server-process faults (SIGKILL, Redis) are in
 test_security_faults_live.py."""
+import contextlib
 import os
 import re
 import sqlite3
@@ -63,6 +64,20 @@ def _hold_write_lock(app, seconds, ready):
     connection.close()
 
 
+@contextlib.contextmanager
+def lock_held_for(app, seconds):
+    """Another connection holds the write lock for ``seconds`` from the start of the block."""
+    db.session.remove()
+    ready = threading.Event()
+    holder = threading.Thread(target=_hold_write_lock, args=(app, seconds, ready))
+    holder.start()
+    ready.wait(5)
+    try:
+        yield
+    finally:
+        holder.join()
+
+
 def _answer(client, token):
     item = client.get("/c/test/api/item").get_json()["item"]
     better = set(db.session.scalars(select(Control.better)))
@@ -104,15 +119,8 @@ def test_busy_database_fails_cleanly_with_a_503_and_nothing_half_written(app, vo
 def test_a_short_lock_is_waited_out_by_retrying(app, volunteer, short_busy_timeout):
     client, token = volunteer
     item, body = _answer(client, token)
-    db.session.remove()
-    ready = threading.Event()
-    holder = threading.Thread(target=_hold_write_lock, args=(app, 0.5, ready))
-    holder.start()
-    ready.wait(5)
-    try:
+    with lock_held_for(app, 0.5):
         response = client.post("/c/test/api/judgment", json=body, headers={"X-CSRFToken": token})
-    finally:
-        holder.join()
     assert response.status_code == 200 and response.get_json()["status"] == "accepted"
     assert db.session.scalar(select(Participation.items_answered)) == 1
 
@@ -121,15 +129,8 @@ def test_every_write_waits_out_a_short_lock_then_answers_503(app, make_campaign,
     """Not only judging: a registration (any view) is run again while SQLite
     is busy, up to BOZKA_BUSY_WAIT, and then refused whole with a 503."""
     make_campaign(sentences=5)
-    db.session.remove()
-    ready = threading.Event()
-    holder = threading.Thread(target=_hold_write_lock, args=(app, 0.6, ready))
-    holder.start()
-    ready.wait(5)
-    try:
+    with lock_held_for(app, 0.6):
         waited_out = register(app.test_client(), username="patient", email="patient@example.org")
-    finally:
-        holder.join()
     assert waited_out.status_code == 302
     assert db.session.scalar(select(User.username).where(User.username == "patient")) == "patient"
 
