@@ -228,7 +228,7 @@ def export_command(kind, slug, fmt, output):
         raise click.ClickException(str(exc)) from None
     handle = open(output, "w", encoding="utf-8", newline="") if output else sys.stdout
     try:
-        for chunk in export.stream(campaign, kind, fmt):
+        for chunk in export.stream(export.source(campaign), kind, fmt, db.engine):
             handle.write(chunk)
     finally:
         if output:

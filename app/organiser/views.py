@@ -1,4 +1,4 @@
-from flask import Response, abort, current_app, flash, redirect, render_template, stream_with_context, url_for
+from flask import Response, abort, current_app, flash, redirect, render_template, url_for
 from flask_babel import format_datetime, gettext as _
 from flask_login import current_user
 from sqlalchemy import func, select
@@ -195,7 +195,8 @@ def export_file(slug, kind, fmt):
     audit(current_user, "export", campaign.slug, kind=kind, format=fmt)
     db.session.commit()
     mimetype = {"csv": "text/csv", "jsonl": "application/x-ndjson", "tsv": "text/tab-separated-values"}[fmt]
-    body = stream_with_context(export.stream(campaign, kind, fmt))
+    # The body streams after this view returns: plain values and the engine, no session.
+    body = export.stream(export.source(campaign), kind, fmt, db.engine)
     return Response(body, mimetype=mimetype, headers={
         "Content-Disposition": f'attachment; filename="{campaign.slug}-{kind}.{fmt}"',
     })

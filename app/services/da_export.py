@@ -7,12 +7,12 @@ writer and the reader cannot drift apart.
 """
 from sqlalchemy import select
 
-from ..extensions import db
 from ..models import Item, Participation, Sentence, User
 from ..stats.da_loader import DA_COLUMNS
 from .pseudonyms import pseudonym
 
 BATCH = 2000
+CHUNK = 500  # rows per chunk written (as export.CHUNK)
 SYSTEM = "system"  # the kind of a test item (da_quality.KINDS are the others)
 DA_JUDGMENT_COLUMNS = list(DA_COLUMNS)
 WMT_DA_COLUMNS = ["HITId", "WorkerId", "Input.src", "Input.trg", "Input.item", "hit",
@@ -27,10 +27,11 @@ def _iso(value):
     return value.isoformat(timespec="seconds") + "Z" if value is not None else None
 
 
-def da_judgment_rows(campaign, valid_only=False):
+def da_judgment_rows(campaign, connection, valid_only=False):
     """Dicts in DA_JUDGMENT_COLUMNS order, one per answered item, in the
-    order the scores were given; ``valid_only`` leaves discarded ones out."""
-    names = {system.id: system.name for system in campaign.systems}
+    order the scores were given; ``valid_only`` leaves discarded ones out.
+    ``campaign`` is an export.Source."""
+    names = campaign.system_names
     query = (
         select(
             Item.id, Item.left_system_id, Item.qc_kind, Item.original_item_id, Item.score, Item.served_at,
@@ -47,7 +48,7 @@ def da_judgment_rows(campaign, valid_only=False):
     if valid_only:
         query = query.where(Item.discarded_at.is_(None))
     pseudonyms = {}
-    for row in db.session.execute(query.execution_options(yield_per=BATCH)):
+    for row in connection.execute(query.execution_options(yield_per=BATCH)):
         (item_id, system_id, qc_kind, original_id, score, served_at, answered_at, seconds, discarded_at,
          discarded_reason, sentence_number, user_id, source_level, target_level, age_group, studies_level,
          studies_field) = row
@@ -75,12 +76,12 @@ def da_judgment_rows(campaign, valid_only=False):
         }
 
 
-def wmt_da_rows(campaign):
+def wmt_da_rows(campaign, connection):
     """WMT's DA rows: valid scores only (WMT publishes the judges it kept),
     quality-control items included under WMT's type names with the system
     and sentence of their original, which is how WMT pairs them."""
     item = WMT_ITEMS[campaign.da_dimension]
-    for row in da_judgment_rows(campaign, valid_only=True):
+    for row in da_judgment_rows(campaign, connection, valid_only=True):
         yield {
             "HITId": NOT_AVAILABLE, "WorkerId": row["volunteer"], "Input.src": campaign.source_language,
             "Input.trg": campaign.target_language, "Input.item": item, "hit": NOT_AVAILABLE,
@@ -99,7 +100,7 @@ def as_wmt_table(columns, records):
     for n, record in enumerate(records, start=1):
         values = [f'"{record[c]}"' if c == "sys_id" else str(record[c]) for c in columns]
         lines.append("\t".join(values) + "\n")
-        if n % 500 == 0:
+        if n % CHUNK == 0:
             yield "".join(lines)
             lines = []
     yield "".join(lines)

@@ -2,10 +2,15 @@
 
 No export contains emails, real names, IP addresses or password hashes:
 volunteers appear under a pseudonym stable within the campaign.
+
+A served export streams after its view has returned and Flask-SQLAlchemy
+has removed the request's session: the stream reads the campaign from a
+``Source`` of plain values and the rows on a connection of its own.
 """
 import csv
 import io
 import json
+import time
 from dataclasses import dataclass
 
 from flask_babel import lazy_gettext as _l
@@ -34,15 +39,39 @@ WMT_COLUMNS = [
 ]
 BETTER, WORSE = "<better>", "<worse>"
 BATCH = 2000
+CHUNK = 500  # rows per chunk written; between chunks the stream gives way to other requests
+
+
+@dataclass(frozen=True)
+class Source:
+    """What an export reads of its campaign, as plain values."""
+    id: int
+    slug: str
+    protocol: str
+    source_language: str
+    target_language: str
+    da_dimension: str
+    pseudonym_salt: str
+    system_names: dict  # system id -> name
+
+
+def source(campaign):
+    """The Source of a campaign (read while its session is open)."""
+    return Source(
+        id=campaign.id, slug=campaign.slug, protocol=campaign.protocol,
+        source_language=campaign.source_language, target_language=campaign.target_language,
+        da_dimension=campaign.da_dimension, pseudonym_salt=campaign.pseudonym_salt,
+        system_names={system.id: system.name for system in campaign.systems},
+    )
 
 
 def _iso(value):
     return value.isoformat(timespec="seconds") + "Z" if value is not None else None
 
 
-def judgment_rows(campaign, kind="judgments"):
-    """Dicts in JUDGMENT_COLUMNS order, one per answered item."""
-    names = {system.id: system.name for system in campaign.systems}
+def judgment_rows(campaign, connection, kind="judgments"):
+    """Dicts in JUDGMENT_COLUMNS order, one per answered item (``campaign``: a Source)."""
+    names = campaign.system_names
     query = (
         select(
             Item.id, Item.left_system_id, Item.right_system_id, Item.better_left, Item.choice,
@@ -66,7 +95,7 @@ def judgment_rows(campaign, kind="judgments"):
     elif kind == "valid":
         query = query.where(Item.control_id.is_(None), Item.discarded_at.is_(None))
     pseudonyms = {}
-    for row in db.session.execute(query.execution_options(yield_per=BATCH)):
+    for row in connection.execute(query.execution_options(yield_per=BATCH)):
         (item_id, left_id, right_id, better_left, choice, passed, control_id, served_at, answered_at,
          seconds, discarded_at, discarded_reason, sentence_number, control_number, a_id, b_id,
          user_id, source_level, target_level, age_group, studies_level, studies_field) = row
@@ -104,36 +133,40 @@ def judgment_rows(campaign, kind="judgments"):
         }
 
 
-def volunteer_rows(campaign):
+def volunteer_rows(campaign, connection):
     tickets = aliased(Ticket)
     ticket_count = (
         select(db.func.count(tickets.id))
         .where(tickets.participation_id == Participation.id, tickets.voided_at.is_(None))
         .scalar_subquery()
+        .label("tickets")
     )
     query = (
-        select(Participation, User.id, User.age_group, User.studies_level, User.studies_field,
-               User.email_confirmed_at, ticket_count)
+        select(Participation.source_level, Participation.target_level, Participation.joined_at,
+               Participation.items_answered, Participation.controls_answered, Participation.controls_failed,
+               Participation.controls_seen_all, Participation.dismissed_at, Participation.dismissed_reason,
+               User.id, User.age_group, User.studies_level, User.studies_field, User.email_confirmed_at,
+               ticket_count)
         .join(User, User.id == Participation.user_id)
         .where(Participation.campaign_id == campaign.id)
         .order_by(Participation.joined_at, Participation.id)
     )
-    for p, user_id, age, level, field, confirmed, count in db.session.execute(query.execution_options(yield_per=BATCH)):
+    for p in connection.execute(query.execution_options(yield_per=BATCH)):
         yield {
             "campaign": campaign.slug,
-            "volunteer": pseudonym(campaign, user_id),
-            "age_group": age,
-            "studies_level": level,
-            "studies_field": field,
+            "volunteer": pseudonym(campaign, p.id),
+            "age_group": p.age_group,
+            "studies_level": p.studies_level,
+            "studies_field": p.studies_field,
             "source_level": p.source_level,
             "target_level": p.target_level,
             "joined_at": _iso(p.joined_at),
-            "email_confirmed": confirmed is not None,
+            "email_confirmed": p.email_confirmed_at is not None,
             "items_answered": p.items_answered,
             "controls_answered": p.controls_answered,
             "controls_failed": p.controls_failed,
             "controls_seen_all": p.controls_seen_all,
-            "tickets": count,
+            "tickets": p.tickets,
             "dismissed": p.dismissed_at is not None,
             "dismissed_at": _iso(p.dismissed_at),
             "dismissed_reason": p.dismissed_reason,
@@ -157,27 +190,30 @@ def wmt_row(row, source_language, target_language):
     }
 
 
-def wmt_rows(campaign):
+def wmt_rows(campaign, connection):
     """The WMT/Appraise relative-ranking CSV: valid test judgments only; a
     lower rank is better and a tie gives both rank 1."""
-    for row in judgment_rows(campaign, "valid"):
+    for row in judgment_rows(campaign, connection, "valid"):
         yield wmt_row(row, campaign.source_language, campaign.target_language)
 
 
 @dataclass(frozen=True)
 class Kind:
     columns: list
-    rows: object  # campaign -> dicts with those columns
+    rows: object  # (Source, connection) -> dicts with those columns
     formats: tuple  # the first is the default
 
 
 # Every export; a campaign offers those its protocol names (``EXPORTS``).
 EXPORTS = {
     "judgments": Kind(JUDGMENT_COLUMNS, judgment_rows, ("csv", "jsonl")),
-    "controls": Kind(JUDGMENT_COLUMNS, lambda campaign: judgment_rows(campaign, "controls"), ("csv", "jsonl")),
-    "discarded": Kind(JUDGMENT_COLUMNS, lambda campaign: judgment_rows(campaign, "discarded"), ("csv", "jsonl")),
+    "controls": Kind(JUDGMENT_COLUMNS, lambda campaign, connection: judgment_rows(campaign, connection, "controls"),
+                     ("csv", "jsonl")),
+    "discarded": Kind(JUDGMENT_COLUMNS, lambda campaign, connection: judgment_rows(campaign, connection, "discarded"),
+                      ("csv", "jsonl")),
     "volunteers": Kind(VOLUNTEER_COLUMNS, volunteer_rows, ("csv", "jsonl")),
-    "wmt": Kind(WMT_COLUMNS, wmt_rows, ("csv", "jsonl")),
+    # WMT's relative-ranking layout is a CSV file (what WMT's tools and scripts/analyse.py read).
+    "wmt": Kind(WMT_COLUMNS, wmt_rows, ("csv",)),
     "da-judgments": Kind(da_export.DA_JUDGMENT_COLUMNS, da_export.da_judgment_rows, ("csv", "jsonl")),
     # WMT's whitespace-separated layout: tab-separated, quoted system names.
     "wmt-da": Kind(da_export.WMT_DA_COLUMNS, da_export.wmt_da_rows, ("tsv",)),
@@ -208,10 +244,10 @@ def check(campaign, kind, fmt=None):
                              kind=kind, formats=", ".join(formats), format=fmt))
 
 
-def rows(campaign, kind):
-    """(columns, rows) of an export the campaign offers."""
+def rows(campaign, kind, connection):
+    """(columns, rows) of an export the campaign (a Source) offers, read on ``connection``."""
     check(campaign, kind)
-    return EXPORTS[kind].columns, EXPORTS[kind].rows(campaign)
+    return EXPORTS[kind].columns, EXPORTS[kind].rows(campaign, connection)
 
 
 def neutralise(value):
@@ -230,13 +266,13 @@ def _csv_value(value):
 
 
 def as_csv(columns, records):
-    """Yield CSV text chunks: the header, then batches of rows."""
+    """Yield CSV text chunks: the header, then CHUNK rows at a time."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(columns)
     for n, record in enumerate(records, start=1):
         writer.writerow([_csv_value(record[column]) for column in columns])
-        if n % 500 == 0:
+        if n % CHUNK == 0:
             yield buffer.getvalue()
             buffer.seek(0)
             buffer.truncate()
@@ -244,14 +280,33 @@ def as_csv(columns, records):
 
 
 def as_jsonl(columns, records):
+    """Yield JSON Lines text, CHUNK lines at a time."""
+    lines = []
     for record in records:
-        yield json.dumps({column: record[column] for column in columns}, ensure_ascii=False) + "\n"
+        lines.append(json.dumps({column: record[column] for column in columns}, ensure_ascii=False) + "\n")
+        if len(lines) == CHUNK:
+            yield "".join(lines)
+            lines = []
+    yield "".join(lines)
 
 
 WRITERS = {"csv": as_csv, "jsonl": as_jsonl, "tsv": da_export.as_wmt_table}
 
 
-def stream(campaign, kind, fmt):
-    """The export's text in chunks; ExportError if the campaign does not offer it."""
+def stream(campaign, kind, fmt, engine):
+    """The export's text in chunks, read on a connection of its own from
+    ``engine``; ``campaign`` is a Source. ExportError at once if the
+    campaign does not offer the export."""
     check(campaign, kind, fmt)
-    return WRITERS[fmt](EXPORTS[kind].columns, EXPORTS[kind].rows(campaign))
+    return _chunks(campaign, kind, fmt, engine)
+
+
+def _chunks(campaign, kind, fmt, engine):
+    # One statement on one connection: the rows of one moment (a snapshot on
+    # SQLite in WAL mode and on PostgreSQL), however long the download takes.
+    with engine.connect() as connection:
+        for chunk in WRITERS[fmt](EXPORTS[kind].columns, EXPORTS[kind].rows(campaign, connection)):
+            yield chunk
+            # Give way: under gevent a fast client never blocks the send, so
+            # without this a large export would hold the worker to the end.
+            time.sleep(0)
