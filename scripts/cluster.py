@@ -8,7 +8,9 @@ also runnable to try the setup by hand:
     .venv/bin/python scripts/cluster.py --processes 2 --demo   # serves until Ctrl-C
 """
 import argparse
+import grp
 import os
+import pwd
 import re
 import secrets
 import shutil
@@ -63,6 +65,18 @@ def site_config(listen_port, backend_ports, template=None):
     return text.replace("/srv/bozka/", ROOT.rstrip("/") + "/")
 
 
+def worker_user():
+    """nginx's ``user`` line, so that its workers run as whoever runs this script.
+
+    Started by root, nginx runs them as nobody, who may not enter the checkout
+    (a clone in a 0700 folder: 403 for every static file); started by anyone
+    else, nginx runs them as that user already (no line needed)."""
+    if os.geteuid() != 0:
+        return ""
+    user = pwd.getpwuid(os.geteuid())
+    return f"user {user.pw_name} {grp.getgrgid(user.pw_gid).gr_name};\n"
+
+
 def wait_http(url, process=None, log_path=None, timeout=40):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -95,7 +109,6 @@ class Cluster:
 
     def __init__(self, database_url=None, redis_url=None, processes=2, nginx=True, env=None, workdir=None):
         self.workdir = workdir or tempfile.mkdtemp(prefix="bozka-cluster-")
-        os.chmod(self.workdir, 0o755)  # nginx's workers read their temp folders
         self.instance = os.path.join(self.workdir, "instance")
         os.makedirs(self.instance, exist_ok=True)
         self.database_url = database_url or f"sqlite:///{self.instance}/bozka.sqlite3"
@@ -178,7 +191,6 @@ class Cluster:
         self.nginx_port = free_port()
         prefix = os.path.join(self.workdir, "nginx")
         os.makedirs(prefix, exist_ok=True)
-        os.chmod(prefix, 0o755)
         site = os.path.join(prefix, "bozka.conf")
         with open(site, "w") as handle:
             handle.write(site_config(self.nginx_port, [port for port, _p, _l in self.servers]))
@@ -187,7 +199,8 @@ class Cluster:
         with open(main, "w") as handle:
             handle.write(
                 "daemon off;\nworker_processes 1;\n"
-                f"pid {prefix}/nginx.pid;\nerror_log {self.nginx_log} warn;\n"
+                + worker_user()
+                + f"pid {prefix}/nginx.pid;\nerror_log {self.nginx_log} warn;\n"
                 "events { worker_connections 4096; }\n"
                 "http {\n"
                 f"  access_log off;\n"

@@ -1,6 +1,7 @@
 """Static files (issue 22) from real servers: the site started by ``make run
 PORT=...`` itself (gunicorn, one gevent worker, no nginx), and the same files
-through deploy/nginx.conf. Compression and cache headers on the wire."""
+through deploy/nginx.conf (scripts/cluster.py). Compression and cache headers
+on the wire."""
 import gzip
 import http.client
 import os
@@ -112,3 +113,12 @@ def test_make_run_passes_port_and_host_to_the_server_the_tests_start():
 def test_nginx_serves_the_same_files_compressed_and_cached():
     with Cluster(processes=1, nginx=True) as cluster:
         check_static_files(cluster.nginx_port, encodings=("gzip",))  # Debian's nginx has gzip_static, not brotli
+        # Its workers run as the user running the tests, so that a checkout in
+        # a private (0700) folder is readable to them too, root or not.
+        with open(f"/proc/{cluster.nginx.pid}/task/{cluster.nginx.pid}/children") as handle:
+            workers = handle.read().split()
+        assert workers
+        for pid in workers:
+            with open(f"/proc/{pid}/status") as handle:
+                uids = next(line for line in handle if line.startswith("Uid:")).split()[1:]
+            assert {int(uid) for uid in uids} == {os.geteuid()}, (pid, uids)
