@@ -67,7 +67,9 @@ def on_watch(data):
     """An organiser's or researcher's dashboard: the organiser room only."""
     if _too_many(request.sid):
         return {"ok": False, "error": "too many events"}
-    if current_user.role not in ("organiser", "researcher"):
+    # The user is loaded again for every event: a new password since the
+    # connect (from another process, which cannot close this socket) leaves none.
+    if not current_user.is_authenticated or current_user.role not in ("organiser", "researcher"):
         return {"ok": False, "error": "forbidden"}
     slug = _slug_of(data)
     if slug is None:

@@ -1,13 +1,16 @@
 """Bounded sockets against a real server, served as ``make run`` serves it,
 with real python-socketio clients over WebSocket (issue 21, item 5): a
 sixth connection of one account closes its first; logging out closes the
-rest; another account's socket stays."""
+rest; another account's socket stays; a socket whose session a new password
+ended is refused (issue 27)."""
+import subprocess
 import time
 
 import pytest
 import socketio as python_socketio
 
-from test_security_faults_live import Site, Volunteer
+from e2e.conftest import ROOT, flask_command
+from test_security_faults_live import SLUG, Site, Volunteer
 
 
 @pytest.fixture(scope="module")
@@ -58,3 +61,22 @@ def test_the_oldest_socket_goes_and_logging_out_closes_the_rest(live):
     finally:
         for client in mine + [theirs]:
             client.disconnect()
+
+
+def test_a_socket_whose_session_ended_is_refused_not_failed(live):
+    """With one process and no message queue, ``flask user password`` (a
+    process of its own) cannot close the server's sockets: the old session's
+    socket stays open, and its events find no user. They are refused."""
+    mia = Volunteer(live.url, "mia")
+    mia.register()
+    client = connect(live, mia)
+    try:
+        done = subprocess.run(flask_command("user", "password", "mia@example.org", "--password", "a brand new horse 4"),
+                              cwd=ROOT, env=live.env, capture_output=True, text=True, timeout=60,
+                              stdin=subprocess.DEVNULL)
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert client.call("watch", {"campaign": SLUG}, timeout=10) == {"ok": False, "error": "forbidden"}
+        assert client.call("join", {"campaign": SLUG}, timeout=10) == {"ok": False, "error": "not a participant"}
+        assert "Traceback" not in live.log()
+    finally:
+        client.disconnect()
