@@ -72,10 +72,11 @@ def _wait_until_up(url, process, log_path, timeout=30):
         raise RuntimeError(f"the server did not answer {url} within {timeout} s:\n{log.read()}")
 
 
-@pytest.fixture(scope="session")
-def live_server():
-    """Base URL of the real site, with the demo campaign loaded."""
-    instance = tempfile.mkdtemp(prefix="bozka-e2e-")
+@contextlib.contextmanager
+def served_site(prefix="bozka-e2e-"):
+    """Serve the site as ``make run`` does, in a fresh instance folder with
+    the demo campaigns; yields (base URL, environment, log path)."""
+    instance = tempfile.mkdtemp(prefix=prefix)
     env = {
         **os.environ,
         "BOZKA_INSTANCE": instance,
@@ -103,19 +104,17 @@ def live_server():
         done = subprocess.run(step, cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
         assert done.returncode == 0, f"{' '.join(step)} failed:\n{done.stdout}\n{done.stderr}"
 
-    _server["env"] = env
     port = _free_port()
     base_url = f"http://127.0.0.1:{port}"
     log_path = os.path.join(instance, "server.log")
     log = open(log_path, "w")
-    _server["log"] = log_path
     process = subprocess.Popen(
         serve_command(port), cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
         start_new_session=True,
     )
     try:
         _wait_until_up(base_url + "/", process, log_path)
-        yield base_url
+        yield base_url, env, log_path
     finally:
         # SIGQUIT is gunicorn's quick shutdown: open WebSockets would hold a
         # graceful one (SIGTERM) for its whole 30 s timeout.
@@ -126,10 +125,19 @@ def live_server():
             os.killpg(process.pid, signal.SIGKILL)  # its own session: the master and its worker
             process.wait()
         log.close()
-        _server.pop("log", None)
         databases.close()
-        _server.pop("env", None)
         shutil.rmtree(instance, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def live_server():
+    """Base URL of the real site, with the demo campaign loaded."""
+    with served_site() as (base_url, env, log_path):
+        _server.update(env=env, log=log_path)
+        try:
+            yield base_url
+        finally:
+            _server.clear()
 
 
 @pytest.fixture

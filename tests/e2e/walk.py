@@ -1,0 +1,469 @@
+"""The served walk (tests/e2e/test_e2e_walk.py): every page, action and
+download of the three audiences, on a site served for real, through HTTP and
+headless Chromium. Written once for both setups it runs on.
+
+``Site`` is what the walk needs of a served site: its address, a ``flask``
+command on its instance, its database URL (to check the downloads against
+the rows) and its server output (where the emails go without SMTP).
+"""
+import csv
+import io
+import json
+import math
+import os
+import re
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from typing import Callable
+from urllib.parse import urlsplit
+
+import requests
+from playwright.sync_api import expect
+from sqlalchemy import create_engine, text
+from sqlalchemy.pool import NullPool
+
+from e2e.i18n_pages import (DESKTOP, PASSWORD, PHONE, answer_for, choose_language, controls, fill_registration, log_in,
+                            new_context, register)
+from e2e.pages import unfold
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+PAIRWISE, URDU, DA = "demo-en-eu", "demo-en-ur", "demo-en-eu-da"
+ORGANISER = ("walk.organiser", "walk.organiser@example.org")
+RESEARCHER = ("walk.researcher", "walk.researcher@example.org")
+NEW_PASSWORD = "a new horse battery 7"
+ANNOUNCEMENT = "Thank you all: 100 sentences to go!"
+RESEARCH = {"judgments": "bozka", "wmt": "wmt", "da-judgments": "bozka-da", "wmt-da": "wmt-da"}
+
+
+@dataclass
+class Site:
+    url: str
+    cli: Callable  # (*args) -> standard output of `flask --app wsgi ARGS` on the site's instance
+    database_url: str
+    output: Callable  # () -> everything its server processes have written
+
+
+class Visits:
+    """Every response the walk's browsers and clients got: (method, path, status)."""
+
+    def __init__(self, base_url):
+        self.base = urlsplit(base_url).netloc
+        self.seen = []
+
+    def watch(self, context):
+        context.on("response", lambda r: self.add(r.request.method, r.url, r.status))
+        return context
+
+    def add(self, method, url, status):
+        parts = urlsplit(url)
+        if parts.netloc == self.base:
+            self.seen.append((method, parts.path, status))
+
+
+def mail_link(site, address, kind, timeout=20):
+    """The path of the last ``/confirm/`` or ``/reset/`` link mailed to ``address``
+    (written to the server output: no SMTP server is configured)."""
+    stop_at = time.monotonic() + timeout
+    pattern = rf"to {re.escape(address)}: .*?\n.*?https?://[^/\s]+(/{kind}/\S+)"
+    while not (found := re.findall(pattern, site.output(), re.S)):
+        assert time.monotonic() < stop_at, f"no {kind} mail to {address} in the server output"
+        time.sleep(0.3)
+    return found[-1]
+
+
+def end_soon(seconds):
+    """A whole minute (the form's precision) at least ``seconds`` from now, in UTC."""
+    soon = datetime.now(timezone.utc).replace(tzinfo=None) + timedelta(seconds=seconds)
+    return datetime.fromtimestamp(math.ceil(soon.timestamp() / 60) * 60, timezone.utc).replace(tzinfo=None)
+
+
+def said_done(page):
+    """The page says the action was done, and nothing went wrong."""
+    expect(page.locator(".flash-info, .flash-error").first).to_be_visible()
+    errors = page.locator(".flash-error:not(#volunteer-state)").all_inner_texts()  # a state, not a message
+    assert not errors, f"{page.url}: {errors}"
+
+
+def next_item(page, submit):
+    before = page.locator("input[name=token]").input_value()
+    submit()
+    expect(page.locator("input[name=token]")).not_to_have_value(before)
+
+
+def judge_pairwise(page, known, count, start=1):
+    """Answer ``count`` items of the judging page (controls right)."""
+    for number in range(start, start + count):
+        choice, _control = answer_for(page, known, number)
+        page.locator(f"label.answer-{choice}").click()
+        next_item(page, lambda: page.locator("#next").click())
+
+
+def judge_da(page, count):
+    for number in range(count):
+        page.locator("#score-slider").focus()
+        for _ in range(1 + number % 3):
+            page.keyboard.press("ArrowRight")
+        next_item(page, lambda: page.locator("#next").click())
+
+
+def report_item(page):
+    """Report the current item as broken: it is skipped."""
+    page.locator("details#report summary").click()
+    page.locator("#report-form input[name=reason]").first.check()
+    next_item(page, lambda: page.locator("#report-form button[type=submit]").click())
+
+
+class KeepJudging(threading.Thread):
+    """A volunteer who goes on judging through the JSON API (the judging
+    page's own calls) while the organisers download: answers controls
+    right, test items at random."""
+
+    def __init__(self, site, context, slug, known, visits):
+        super().__init__(daemon=True)
+        self.site, self.slug, self.known = site, slug, {source: better for source, better, _w in known}
+        self.visits = visits
+        self.session = requests.Session()
+        for cookie in context.cookies():
+            self.session.cookies.set(cookie["name"], cookie["value"])
+        self.stop, self.answered, self.errors = threading.Event(), 0, []
+
+    def run(self):
+        try:
+            self.judge()
+        except Exception as exc:  # said by the test, in its thread
+            self.errors.append(repr(exc))
+
+    def judge(self):
+        api = f"{self.site.url}/c/{self.slug}/api"
+        page = self.session.get(f"{self.site.url}/c/{self.slug}/evaluate", timeout=30).text
+        headers = {"X-CSRFToken": re.search(r'name="csrf_token" value="([^"]+)"', page).group(1)}
+        response = self.session.get(f"{api}/item", headers=headers, timeout=30)
+        self.visits.add("GET", response.url, response.status_code)
+        item = response.json()["item"]
+        while item and not self.stop.is_set():
+            better = self.known.get(item["source"])
+            choice = ("left" if item["left"] == better else "right") if better else ("left", "right")[self.answered % 2]
+            response = self.session.post(f"{api}/judgment", json={"token": item["token"], "choice": choice},
+                                         headers=headers, timeout=30)
+            self.visits.add("POST", response.url, response.status_code)
+            if response.status_code != 200:
+                self.errors.append(response.status_code)
+                return
+            self.answered += 1
+            item = response.json().get("item")
+            time.sleep(0.05)
+
+
+def database_rows(site, slug):
+    """{judgment id: (answered_at, choice, score, discarded)} of a campaign's answered items."""
+    engine = create_engine(site.database_url, poolclass=NullPool)
+    with engine.connect() as connection:
+        rows = connection.execute(text(
+            "SELECT items.id, items.answered_at, items.choice, items.score, items.discarded_at IS NOT NULL, "
+            "items.control_id IS NOT NULL FROM items JOIN campaigns ON campaigns.id = items.campaign_id "
+            "WHERE campaigns.slug = :slug AND items.answered_at IS NOT NULL"), {"slug": slug}).all()
+    engine.dispose()
+    as_time = lambda value: datetime.fromisoformat(value) if isinstance(value, str) else value  # SQLite: text
+    return {row[0]: (as_time(row[1]), *row[2:]) for row in rows}
+
+
+def read_download(path, fmt):
+    with open(path, encoding="utf-8", newline="") as handle:
+        body = handle.read()
+    if fmt == "csv":
+        return list(csv.DictReader(io.StringIO(body)))
+    if fmt == "jsonl":
+        return [json.loads(line) for line in body.splitlines()]
+    lines = body.splitlines()  # WMT's DA table: tab-separated, a header line
+    return [dict(zip(lines[0].split("\t"), line.split("\t"))) for line in lines[1:]]
+
+
+def check_rows(kind, rows, before, after, started):
+    """The downloaded rows are the database's: every row answered before the
+    download started is there, none is there twice, and each says what its
+    row in the database says."""
+    if kind == "volunteers":
+        return
+    if kind in ("wmt", "wmt-da"):  # no judgment id: valid test judgments (WMT DA keeps its QC items)
+        expected = [i for i, r in before.items() if not r[3] and (kind == "wmt-da" or not r[4])]
+        assert len(before) >= len(rows) and len(rows) >= len(expected), (kind, len(rows), len(expected))
+        return
+    ids = [int(row["judgment_id"]) for row in rows]
+    assert len(ids) == len(set(ids)), f"{kind}: a judgment twice"
+    wanted = {"judgments": lambda r: True, "da-judgments": lambda r: True, "controls": lambda r: r[4],
+              "discarded": lambda r: r[3]}[kind]
+    missing = {i for i, r in before.items() if wanted(r) and r[0] < started} - set(ids)
+    assert not missing, f"{kind}: {len(missing)} judgments of the database are not in the download"
+    for row in rows:
+        answered_at, choice, score, discarded, _control = after[int(row["judgment_id"])]
+        assert row["answered_at"] == answered_at.isoformat(timespec="seconds") + "Z"
+        assert str(row["discarded"]).lower() == str(bool(discarded)).lower()
+        if kind == "da-judgments":
+            assert float(row["score"]) == float(score)
+        else:
+            shown_second = row["system_b"] if row["shown_first"] == row["system_a"] else row["system_a"]
+            assert row["choice"] == {"left": row["shown_first"], "right": shown_second}.get(choice, "equal")
+
+
+def download_every_export(page, site, slug, visits, folder, judging=None):
+    """Click every export the campaign's dashboard offers; check each file against the database."""
+    page.goto(f"{site.url}/organiser/c/{slug}/")
+    unfold(page, "Exports")
+    links = page.locator("[data-export] a")
+    hrefs = [links.nth(n).get_attribute("href") for n in range(links.count())]
+    assert hrefs, f"{slug}: no exports offered"
+    files = {}
+    for href in hrefs:
+        kind, fmt = re.search(r"/export/([\w-]+)\.(\w+)$", href).groups()
+        before, started = database_rows(site, slug), datetime.now(timezone.utc).replace(tzinfo=None)
+        with page.expect_download(timeout=60_000) as download:
+            page.locator(f"[data-export] a[href='{href}']").click()
+        path = os.path.join(folder, download.value.suggested_filename)
+        download.value.save_as(path)
+        assert download.value.failure() is None, f"{href}: {download.value.failure()}"
+        visits.add("GET", site.url + href, 200)
+        rows = read_download(path, fmt)
+        check_rows(kind, rows, before, database_rows(site, slug), started)
+        files[(kind, fmt)] = path
+    if judging is not None:
+        assert judging.is_alive() and not judging.errors, judging.errors
+    return files
+
+
+def analyse(path, fmt, *options):
+    """scripts/analyse.py on a downloaded file: exit 0 and a report."""
+    done = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "analyse.py"), path, "--format", fmt,
+                           "--json", path + ".json", *options], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, f"analyse.py {os.path.basename(path)}:\n{done.stdout}\n{done.stderr}"
+    with open(path + ".json", encoding="utf-8") as handle:
+        return json.load(handle)
+
+
+def organiser_sets_up_the_raffle(dash, site):
+    """The end time, then the commitment, before anyone has a ticket. Returns (seed, end)."""
+    dash.goto(f"{site.url}/organiser/c/{PAIRWISE}/")
+    unfold(dash, "Campaign")
+    ends_at = end_soon(75)  # after the walk's pairwise judging (the draw waits for it)
+    dash.locator("form[action$='/status'] [name=ends_at]").fill(ends_at.strftime("%Y-%m-%dT%H:%M"))
+    dash.locator("form[action$='/status'] button[type=submit]").click()
+    said_done(dash)
+    unfold(dash, "Raffle")
+    dash.locator("form[action$='/raffle/commit'] button[type=submit]").click()
+    seed = dash.locator("code.hash").first.inner_text().strip()
+    assert re.fullmatch(r"[0-9a-f]{64}", seed)
+    return seed, ends_at
+
+
+def volunteer_a(page, site):
+    """Registers on the pairwise demo, confirms, practises, judges, reports, and the rest of a volunteer's pages."""
+    user = "walk.ane"
+    page.goto(site.url + "/")
+    register(page, site.url, PAIRWISE, user)
+    page.goto(f"{site.url}/c/{PAIRWISE}/welcome")
+    page.locator("form[action*='/confirm'] button[type=submit]").click()  # "send the email again"
+    page.goto(site.url + mail_link(site, f"{user}@example.org", "confirm"))
+    said_done(page)
+    page.goto(f"{site.url}/c/{PAIRWISE}/instructions")
+    page.goto(f"{site.url}/c/{PAIRWISE}/practice")
+    page.locator("label.answer-left").click()
+    page.locator("main form button[type=submit]").first.click()
+    page.goto(f"{site.url}/c/{PAIRWISE}/evaluate")
+    known = controls(PAIRWISE)
+    judge_pairwise(page, known, 3)
+    report_item(page)
+    judge_pairwise(page, known, 9, start=4)
+    expect(page.locator("#mine strong")).to_have_text("1")  # a raffle number after 10 counted answers
+    # The announcement, on the page until dismissed; the ranking's visibility.
+    page.reload()
+    expect(page.locator("#announcement-text")).to_have_text(ANNOUNCEMENT)
+    page.locator("#announcement form button[type=submit]").click()
+    expect(page.locator("#announcement")).to_be_hidden()
+    page.locator("form.visibility button[type=submit]").click()
+    page.goto(f"{site.url}/c/{PAIRWISE}/raffle")
+    choose_language(page, "eu")
+    choose_language(page, "en")
+    # Direct Assessment: the same account joins the other campaign.
+    page.goto(f"{site.url}/c/{DA}/join")
+    page.locator("main form [name=source_level]").select_option("B1-B2")
+    page.locator("main form [name=target_level]").select_option("C1-C2")
+    page.locator("main form [name=consent]").check()
+    page.locator("main form button[type=submit]").click()
+    expect(page).to_have_url(re.compile(rf"/c/{DA}/instructions$"))
+    page.goto(f"{site.url}/c/{DA}/evaluate")
+    judge_da(page, 6)
+    return user
+
+
+def volunteer_b(page, site):
+    """Registers on the Urdu demo without JavaScript, judges through the form, forgets the password."""
+    user = "walk.miren"
+    page.goto(f"{site.url}/c/{URDU}/register")
+    fill_registration(page, user)
+    page.locator("main form button[type=submit]").click()
+    page.goto(f"{site.url}/c/{URDU}/evaluate")
+    known = controls(URDU)
+    for number in range(1, 4):
+        choice, _control = answer_for(page, known, number)
+        page.locator(f"input[name=choice][value={choice}]").check()
+        next_item(page, lambda: page.locator("#next").click())
+    page.locator("header.site form[action$='/logout'] button").click()
+    page.goto(f"{site.url}/reset")
+    page.locator("main form [name=email]").fill(f"{user}@example.org")
+    page.locator("main form button[type=submit]").click()
+    page.goto(site.url + mail_link(site, f"{user}@example.org", "reset"))
+    page.locator("main form [name=password]").fill(NEW_PASSWORD)
+    page.locator("main form [name=password2]").fill(NEW_PASSWORD)
+    page.locator("main form button[type=submit]").click()
+    page.goto(f"{site.url}/login")
+    page.locator("main form [name=email]").fill(f"{user}@example.org")
+    page.locator("main form [name=password]").fill(NEW_PASSWORD)
+    page.locator("main form button[type=submit]").click()
+    expect(page.locator("header.site form[action$='/logout']")).to_have_count(1)
+    return user
+
+
+def participation_id(site, slug, username):
+    engine = create_engine(site.database_url, poolclass=NullPool)
+    with engine.begin() as connection:
+        found = connection.execute(text(
+            "SELECT participations.id FROM participations JOIN users ON users.id = participations.user_id "
+            "JOIN campaigns ON campaigns.id = participations.campaign_id "
+            "WHERE campaigns.slug = :slug AND users.username = :username"), {"slug": slug, "username": username}
+        ).scalar_one()
+    engine.dispose()
+    return found
+
+
+def hold(site, participation):
+    """What the signs would do to a cheater (no page holds anyone by hand)."""
+    engine = create_engine(site.database_url, poolclass=NullPool)
+    with engine.begin() as connection:
+        connection.execute(text("UPDATE participations SET held_at = CURRENT_TIMESTAMP, held_reason = 'same_side' "
+                                "WHERE id = :id"), {"id": participation})
+    engine.dispose()
+
+
+def organiser_reviews(dash, site, slug, participation):
+    """The suspicious-patterns page, a volunteer's page, clearing a hold, voiding a ticket, dismissing."""
+    dash.goto(f"{site.url}/organiser/c/{slug}/suspicious")
+    hold(site, participation)
+    volunteer_page = f"{site.url}/organiser/c/{slug}/volunteer/{participation}"
+    dash.goto(volunteer_page)
+    dash.locator("form[action$='/clear-hold'] button[type=submit]").click()
+    said_done(dash)
+    dash.goto(volunteer_page)
+    dash.locator("form[action*='/ticket/'][action$='/void'] button[type=submit]").first.click()
+    said_done(dash)
+    dash.goto(volunteer_page)
+    dash.locator("form[action$='/dismiss'] [name=reason]").fill("The walk dismisses this volunteer.")
+    dash.locator("form[action$='/dismiss'] button[type=submit]").click()
+    said_done(dash)
+
+
+def walk(browser, site, folder):
+    """The whole walk; returns the visits (every response) for the coverage check."""
+    visits = Visits(site.url)
+    site.cli("user", "create", "--role", "organiser", "--email", ORGANISER[1], "--username", ORGANISER[0],
+             "--password", PASSWORD)
+    contexts = [visits.watch(new_context(browser, f"10.27.0.{n}", viewport=viewport, **options))
+                for n, viewport, options in ((1, DESKTOP, {}), (2, PHONE, {}), (3, PHONE, {"java_script_enabled": False}),
+                                             (4, DESKTOP, {}))]
+    organiser, ane, miren, researcher = (context.new_page() for context in contexts)
+    try:
+        log_in(organiser, site.url, ORGANISER[1])
+        organiser.goto(f"{site.url}/organiser/")
+        seed, ends_at = organiser_sets_up_the_raffle(organiser, site)
+        organiser.goto(f"{site.url}/organiser/c/{PAIRWISE}/")
+        unfold(organiser, "Announcement")
+        organiser.locator("form[action$='/announce'] [name=text]").fill(ANNOUNCEMENT)
+        organiser.locator("form[action$='/announce'] button[type=submit]").click()
+        said_done(organiser)
+
+        volunteer_a(ane, site)
+        volunteer_b(miren, site)
+        expect(organiser.locator("#panel")).to_be_visible()
+        organiser.reload()  # the dashboard's live panel fetches /panel
+
+        # A researcher's account, made on the accounts page.
+        organiser.goto(f"{site.url}/organiser/accounts")
+        form = organiser.locator("main form")
+        form.locator("[name=role]").select_option("researcher")
+        form.locator("[name=username]").fill(RESEARCHER[0])
+        form.locator("[name=email]").fill(RESEARCHER[1])
+        form.locator("[name=password]").fill(PASSWORD)
+        form.locator("button[type=submit]").click()
+        said_done(organiser)
+
+        # Every download, while a volunteer goes on judging.
+        judging = KeepJudging(site, contexts[2], URDU, controls(URDU), visits)
+        judging.start()
+        try:
+            files = {slug: download_every_export(organiser, site, slug, visits, str(folder), judging)
+                     for slug in (PAIRWISE, URDU, DA)}
+        finally:
+            judging.stop.set()
+            judging.join(timeout=30)
+        assert judging.answered > 0 and not judging.errors, (judging.answered, judging.errors)
+
+        organiser_reviews(organiser, site, URDU, participation_id(site, URDU, "walk.miren"))
+        discarded = download_every_export(organiser, site, URDU, visits, str(folder))
+        assert len(read_download(discarded[("discarded", "csv")], "csv")) > 0
+        organiser.goto(f"{site.url}/organiser/audit")
+
+        # The researcher: every page a researcher has, the downloads, the analysis.
+        log_in(researcher, site.url, RESEARCHER[1])
+        researcher.goto(f"{site.url}/organiser/")
+        for slug in (PAIRWISE, URDU, DA):
+            mine = download_every_export(researcher, site, slug, visits, str(folder / "researcher"))
+            for (kind, fmt), path in mine.items():
+                if kind not in RESEARCH:
+                    continue
+                if slug != URDU:
+                    assert analyse(path, RESEARCH[kind]), (kind, fmt)
+                elif kind == "judgments":  # its one volunteer was dismissed: every judgment is discarded
+                    assert analyse(path, RESEARCH[kind], "--include-discarded"), (kind, fmt)
+        icon = researcher.request.get(f"{site.url}/favicon.ico")  # what a browser asks when a page names no icon
+        assert icon.ok and icon.headers["content-type"].startswith("image/")
+        visits.add("GET", icon.url, icon.status)
+
+        # The draw, once the campaign has ended; anyone can check it.
+        time.sleep(max(0.0, (ends_at - datetime.now(timezone.utc).replace(tzinfo=None)).total_seconds() + 1))
+        organiser.goto(f"{site.url}/organiser/c/{PAIRWISE}/")
+        unfold(organiser, "Raffle")
+        organiser.locator("form[action$='/raffle/draw'] [name=seed]").fill(seed)
+        organiser.locator("form[action$='/raffle/draw'] [name=prizes]").fill("1")
+        organiser.locator("form[action$='/raffle/draw'] button[type=submit]").click()
+        said_done(organiser)
+        organiser.goto(f"{site.url}/organiser/c/{PAIRWISE}/raffle/winners")
+        organiser.locator("form[action$='/raffle/notify'] button[type=submit]").first.click()
+        said_done(organiser)
+        verify_the_draw(ane, site, seed, str(folder), visits)
+
+        organiser.locator("header.site form[action$='/logout'] button").click()
+        return visits
+    finally:
+        for context in contexts:
+            context.close()
+
+
+def verify_the_draw(page, site, seed, folder, visits):
+    """scripts/verify_raffle.py on the public raffle page's figures and ticket list."""
+    page.goto(f"{site.url}/c/{PAIRWISE}/raffle")
+    commitment, revealed, tickets_hash = (page.locator("code.hash").nth(n).inner_text().strip() for n in range(3))
+    assert revealed == seed
+    with page.expect_download() as download:
+        page.locator(f"a[href$='/c/{PAIRWISE}/raffle/tickets.csv']").click()
+    tickets = os.path.join(folder, "tickets.csv")
+    download.value.save_as(tickets)
+    visits.add("GET", f"{site.url}/c/{PAIRWISE}/raffle/tickets.csv", 200)
+    done = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "verify_raffle.py"), "--seed", seed,
+                           "--tickets", tickets, "--prizes", "1", "--sha256", commitment,
+                           "--tickets-sha256", tickets_hash], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and "commitment: matches" in done.stdout and "ticket list: matches" in done.stdout, (
+        done.stdout + done.stderr)
+    winner = re.search(r"prize 1\D+(\d+)", done.stdout, re.I)
+    assert winner, done.stdout
