@@ -22,7 +22,7 @@ from typing import Callable
 from urllib.parse import urlsplit
 
 import requests
-from playwright.sync_api import expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeout, expect
 from sqlalchemy import create_engine, text
 from sqlalchemy.pool import NullPool
 
@@ -220,8 +220,12 @@ def download_every_export(page, site, slug, visits, folder, judging=None):
     for href in hrefs:
         kind, fmt = re.search(r"/export/([\w-]+)\.(\w+)$", href).groups()
         before, started = database_rows(site, slug), datetime.now(timezone.utc).replace(tzinfo=None)
-        with page.expect_download(timeout=60_000) as download:
-            page.locator(f"[data-export] a[href='{href}']").click()
+        try:
+            with page.expect_download(timeout=60_000) as download:
+                page.locator(f"[data-export] a[href='{href}']").click()
+        except PlaywrightTimeout as exc:
+            answers = [status for _m, path, status in visits.seen if path == href]
+            raise AssertionError(f"{href}: no download; the site answered {answers}") from exc
         path = os.path.join(folder, download.value.suggested_filename)
         download.value.save_as(path)
         assert download.value.failure() is None, f"{href}: {download.value.failure()}"
@@ -431,7 +435,9 @@ def walk(browser, site, folder):
         visits.add("GET", icon.url, icon.status)
 
         # The draw, once the campaign has ended; anyone can check it.
-        time.sleep(max(0.0, (ends_at - datetime.now(timezone.utc).replace(tzinfo=None)).total_seconds() + 1))
+        wait = max(0.0, (ends_at - datetime.now(timezone.utc).replace(tzinfo=None)).total_seconds() + 1)
+        print(f"the walk waits {wait:.0f} s for the campaign's end")
+        time.sleep(wait)
         organiser.goto(f"{site.url}/organiser/c/{PAIRWISE}/")
         unfold(organiser, "Raffle")
         organiser.locator("form[action$='/raffle/draw'] [name=seed]").fill(seed)
