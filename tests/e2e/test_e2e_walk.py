@@ -60,7 +60,7 @@ def _output_of(paths):
 
 
 @pytest.mark.skipif(on_postgresql(), reason="make run serves SQLite; the PostgreSQL pass walks the two-process setup")
-def test_the_walk_as_make_run_serves_it(browser, tmp_path):
+def test_the_walk_as_make_run_serves_it(browser, tmp_path, screenshots):
     import subprocess
 
     from e2e.conftest import flask_command
@@ -74,11 +74,11 @@ def test_the_walk_as_make_run_serves_it(browser, tmp_path):
 
         database = env.get("DATABASE_URL") or "sqlite:///" + os.path.join(env["BOZKA_INSTANCE"], "bozka.sqlite3")
         site = Site(url, cli, database, _output_of(lambda: [log_path]))
-        check_coverage(walk(browser, site, tmp_path))
+        check_coverage(walk(browser, site, tmp_path, screenshots))
 
 
 @pytest.mark.skipif(not on_postgresql(), reason="the PostgreSQL pass of make test starts PostgreSQL, Redis and nginx")
-def test_the_walk_on_two_processes_behind_nginx(browser, tmp_path):
+def test_the_walk_on_two_processes_behind_nginx(browser, tmp_path, screenshots):
     from multiprocess.conftest import required_services
     from cluster import Cluster
 
@@ -92,6 +92,6 @@ def test_the_walk_on_two_processes_behind_nginx(browser, tmp_path):
                 cluster.flask(*args)
             site = Site(cluster.url, cluster.flask, database,
                         _output_of(lambda: sorted(glob.glob(os.path.join(cluster.workdir, "server-*.log")))))
-            check_coverage(walk(browser, site, tmp_path))
+            check_coverage(walk(browser, site, tmp_path, screenshots))
         finally:
             cluster.stop()

@@ -75,6 +75,15 @@ def mail_link(site, address, kind, timeout=20):
     return found[-1]
 
 
+def mail_text(site, address, subject, timeout=20):
+    """The text of the last email to ``address`` whose subject starts with ``subject``."""
+    stop_at = time.monotonic() + timeout
+    while f"to {address}: {subject}" not in site.output():
+        assert time.monotonic() < stop_at, f"no mail {subject!r} to {address} in the server output"
+        time.sleep(0.3)
+    return site.output().split(f"to {address}: {subject}")[-1]
+
+
 def end_soon(seconds):
     """A whole minute (the form's precision) at least ``seconds`` from now, in UTC."""
     soon = datetime.now(timezone.utc).replace(tzinfo=None) + timedelta(seconds=seconds)
@@ -251,7 +260,7 @@ def organiser_sets_up_the_raffle(dash, site):
     """The end time, then the commitment, before anyone has a ticket. Returns (seed, end)."""
     dash.goto(f"{site.url}/organiser/c/{PAIRWISE}/")
     unfold(dash, "Campaign")
-    ends_at = end_soon(75)  # after the walk's pairwise judging (the draw waits for it)
+    ends_at = end_soon(45)  # after the walk's pairwise judging (about 20 s); the draw waits for it
     dash.locator("form[action$='/status'] [name=ends_at]").fill(ends_at.strftime("%Y-%m-%dT%H:%M"))
     dash.locator("form[action$='/status'] button[type=submit]").click()
     said_done(dash)
@@ -287,9 +296,14 @@ def volunteer_a(page, site):
     page.locator("#announcement form button[type=submit]").click()
     expect(page.locator("#announcement")).to_be_hidden()
     page.locator("form.visibility button[type=submit]").click()
+    # Every volunteer page links to the public raffle page.
+    for path in ("evaluate", "welcome", "instructions"):
+        page.goto(f"{site.url}/c/{PAIRWISE}/{path}")
+        expect(page.locator(f"nav.campaign-nav a[href$='/c/{PAIRWISE}/raffle']")).to_have_count(1)
     page.goto(f"{site.url}/c/{PAIRWISE}/raffle")
-    choose_language(page, "eu")
+    # From here on in Basque, kept in the account: the winner's email comes in Basque.
     choose_language(page, "en")
+    choose_language(page, "eu")
     # Direct Assessment: the same account joins the other campaign.
     page.goto(f"{site.url}/c/{DA}/join")
     page.locator("main form [name=source_level]").select_option("B1-B2")
@@ -368,7 +382,7 @@ def organiser_reviews(dash, site, slug, participation):
     said_done(dash)
 
 
-def walk(browser, site, folder):
+def walk(browser, site, folder, screenshots):
     """The whole walk; returns the visits (every response) for the coverage check."""
     visits = Visits(site.url)
     site.cli("user", "create", "--role", "organiser", "--email", ORGANISER[1], "--username", ORGANISER[0],
@@ -434,7 +448,12 @@ def walk(browser, site, folder):
         assert icon.ok and icon.headers["content-type"].startswith("image/")
         visits.add("GET", icon.url, icon.status)
 
-        # The draw, once the campaign has ended; anyone can check it.
+        # No draw while the campaign is open; once it has ended, the draw, and anyone can check it.
+        organiser.goto(f"{site.url}/organiser/c/{PAIRWISE}/")
+        unfold(organiser, "Raffle")
+        organiser.locator("form[action$='/raffle/draw'] [name=seed]").fill(seed)
+        organiser.locator("form[action$='/raffle/draw'] button[type=submit]").click()
+        expect(organiser.locator(".flash-error")).to_contain_text("only after the campaign has closed")
         wait = max(0.0, (ends_at - datetime.now(timezone.utc).replace(tzinfo=None)).total_seconds() + 1)
         print(f"the walk waits {wait:.0f} s for the campaign's end")
         time.sleep(wait)
@@ -445,8 +464,18 @@ def walk(browser, site, folder):
         organiser.locator("form[action$='/raffle/draw'] button[type=submit]").click()
         said_done(organiser)
         organiser.goto(f"{site.url}/organiser/c/{PAIRWISE}/raffle/winners")
+        winner = organiser.locator("table.winners tbody tr")
+        expect(winner).to_have_count(1)
+        expect(winner).to_contain_text("walk.ane@example.org")  # the organiser sees whom to write to
+        organiser.locator("form[action$='/raffle/notify'] [name=note]").fill("Idatzi sariak@example.org helbidera.")
         organiser.locator("form[action$='/raffle/notify'] button[type=submit]").first.click()
         said_done(organiser)
+        organiser.screenshot(path=os.path.join(screenshots, "raffle-winners.png"), full_page=True)
+        mail = mail_text(site, "walk.ane@example.org", "Zozketa irabazi duzu")  # in the winner's language
+        assert "1. saria irabazi duzu" in mail and "Idatzi sariak@example.org helbidera." in mail
+        ane.goto(f"{site.url}/c/{PAIRWISE}/")
+        expect(ane.locator(".won")).to_contain_text("1. saria irabazi duzu zozketan")
+        ane.screenshot(path=os.path.join(screenshots, "raffle-winner-notice.png"), full_page=True)
         verify_the_draw(ane, site, seed, str(folder), visits)
 
         organiser.locator("header.site form[action$='/logout'] button").click()
