@@ -141,7 +141,9 @@ def password_command(email, password):
     db.session.commit()
     from . import realtime
 
-    realtime.disconnect_user(user.id)  # reaches the servers through the message queue, when there is one
+    # Reaches the servers through the message queue, when there is one; every
+    # server also finds the new password at its ticker's next look (socket_accounts).
+    realtime.disconnect_user(user.id)
     click.echo(f"New password set for {user.username} <{user.email}>.")
 
 

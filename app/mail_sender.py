@@ -3,11 +3,13 @@ process: started by the first request the process serves (so not by CLI
 commands, and after gunicorn has forked the worker), as the live ranking's
 ticker is. Under gevent it is a greenlet and smtplib's sockets yield;
 otherwise a thread. Several processes may run one each: a mail is claimed
-before it is sent, so it goes out once."""
+before it is sent, so it goes out once. The same first request starts the
+process's live ticker (app/realtime.py)."""
 import logging
 import os
 import threading
 
+from . import realtime
 from .extensions import socketio
 from .services import outbox
 
@@ -22,9 +24,12 @@ def init_app(app):
         return
 
     @app.before_request
-    def start_mail_sender():
+    def start_background_tasks():
         if _sender["pid"] != os.getpid():
             ensure_sender(app)
+            # The live ticker too, even where no one judges: it closes the sockets
+            # of sessions a new password ended in another process (socket_accounts).
+            realtime.ensure_ticker(app)
 
 
 def ensure_sender(app):

@@ -36,6 +36,9 @@ class User(UserMixin, db.Model):
     username_skeleton = db.Column(db.Text, nullable=False, index=True)
     real_name = db.Column(db.String(120))
     password_hash = db.Column(db.String(256), nullable=False)
+    # When the password was last set: every server process looks for recent
+    # ones and closes the sockets the old sessions hold (app/socket_accounts.py).
+    password_changed_at = db.Column(db.DateTime, index=True)
     role = db.Column(db.String(16), nullable=False, default="volunteer")
     age_group = db.Column(db.String(16))
     studies_level = db.Column(db.String(32))
@@ -55,6 +58,7 @@ class User(UserMixin, db.Model):
 
     def set_password(self, password):
         self.password_hash = generate_password_hash(password, method="scrypt")
+        self.password_changed_at = utcnow()
 
     def check_password(self, password):
         return check_password_hash(self.password_hash, password)

@@ -183,11 +183,14 @@ def _run_ticker(app, generation):
     interval = float(app.config.get("BOZKA_BROADCAST_INTERVAL", 1.0))
     while _ticker["generation"] == generation:
         socketio.sleep(interval)
-        try:
-            with app.app_context():  # its teardown removes the session
-                flush(interval)
-        except Exception:  # never let the ticker die (Redis or the database away)
-            log.exception("broadcast failed")
+        # Apart, so that Redis down does not stop the sockets of an old password closing.
+        for step, failure in ((socket_accounts.close_ended_sessions, "closing ended sessions failed"),
+                              (lambda: flush(interval), "broadcast failed")):
+            try:
+                with app.app_context():  # its teardown removes the session
+                    step()
+            except Exception:  # never let the ticker die (Redis or the database away)
+                log.exception(failure)
 
 
 def flush(interval=1.0):

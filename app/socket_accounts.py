@@ -7,21 +7,35 @@ Each process keeps its own sockets in memory. With several processes
 account, so any process, or a command such as ``flask user password``,
 can close the account's sockets everywhere: python-socketio's Redis
 manager sends a disconnect for a socket of another process to that process.
+
+A new password set where this process's sockets cannot be reached (``flask
+user password`` with no message queue, or another process while Redis is
+down) is found in the database: the live ticker of every process asks, once
+per tick, which accounts had a new password lately (``close_ended_sessions``).
 """
 import logging
 import threading
+from datetime import timedelta
 
 from flask import current_app
 from flask_socketio import disconnect
+from sqlalchemy import select
+
+from .extensions import db
+from .models import User, utcnow
 
 log = logging.getLogger("bozka.sockets")
 
 LISTED_FOR = 24 * 3600  # seconds an account's list outlives its last connect (a crashed process's sockets)
+# A password is stamped before its transaction commits: look back this far
+# past the last look, so a commit that waited on a busy database is seen too.
+LOOK_BACK = timedelta(seconds=60)
 
-_sockets = {}  # user id -> their sids in this process, oldest first (a dict keeps order)
+_sockets = {}  # user id -> {sid: when it connected} in this process, oldest first (a dict keeps order)
 _owners = {}  # sid -> user id, this process
 _lock = threading.Lock()
 _redis = {"url": None, "client": None}
+_looked = {"at": None}  # when close_ended_sessions last read the database
 
 
 def shared_list():
@@ -46,7 +60,7 @@ def connected(user_id, sid):
     limit = max(1, int(current_app.config.get("BOZKA_SOCKETS_PER_ACCOUNT", 5)))
     with _lock:
         sids = _sockets.setdefault(user_id, {})
-        sids[sid] = None
+        sids[sid] = utcnow()
         _owners[sid] = user_id
         oldest = list(sids)[:max(0, len(sids) - limit)]
     shared(lambda client: client.pipeline().sadd(list_key(user_id), sid).expire(list_key(user_id), LISTED_FOR).execute())
@@ -76,6 +90,24 @@ def disconnect_all(user_id):
     shared(lambda client: client.delete(list_key(user_id)))
 
 
+def close_ended_sessions():
+    """Close this process's sockets opened before their account's password
+    was last set, for the passwords set since the last look: one query on
+    users' indexed password_changed_at. Returns how many were closed."""
+    now = utcnow()
+    since = (_looked["at"] or now) - LOOK_BACK
+    changed = db.session.execute(
+        select(User.id, User.password_changed_at).where(User.password_changed_at >= since)
+    ).all()
+    _looked["at"] = now  # only once the database answered: after an outage, its changes are read then
+    with _lock:
+        ended = [sid for user_id, changed_at in changed
+                 for sid, opened in _sockets.get(user_id, {}).items() if opened < changed_at]
+    for sid in ended:
+        disconnect(sid=sid, namespace="/")
+    return len(ended)
+
+
 def sockets_of(user_id):
     """This process's sockets of an account, oldest first."""
     with _lock:
@@ -100,3 +132,4 @@ def forget():
     with _lock:
         _sockets.clear()
         _owners.clear()
+        _looked["at"] = None

@@ -105,3 +105,27 @@ def test_the_command_line_password_closes_sockets_in_its_process(app, make_campa
                                                 "--password", "a brand new secret 1"])
     assert result.exit_code == 0, result.output
     assert not any(sio.is_connected() for sio in mine)
+
+
+def test_a_password_set_where_the_sockets_are_not_reached_closes_them_at_the_next_look(app, make_campaign):
+    """``flask user password`` with no message queue reaches no server: each
+    server's ticker finds the new password in the database and closes the
+    sockets opened before it, not the ones of the new session, nor another
+    account's."""
+    make_campaign()
+    ane, other = _volunteer(app, "ane"), _volunteer(app, "jon")
+    mine, theirs = _sockets(app, ane, 2), _sockets(app, other, 1)
+    user = db.session.get(User, _user_id("ane"))
+    user.set_password("a brand new secret 1")  # as another process does it: nothing here hears of it
+    db.session.commit()
+    assert all(sio.is_connected() for sio in mine)
+    again = app.test_client()
+    again.post("/login", data={"csrf_token": csrf_token(again, "/login"), "email": "ane@example.org",
+                               "password": "a brand new secret 1"})
+    new = _sockets(app, again, 1)[0]
+
+    assert socket_accounts.close_ended_sessions() == 2
+    assert not any(sio.is_connected() for sio in mine)
+    assert new.is_connected() and theirs[0].is_connected()
+    assert socket_accounts.sockets_of(_user_id("ane")) == [_sid(new)]
+    assert socket_accounts.close_ended_sessions() == 0  # looking again closes nothing more
