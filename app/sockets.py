@@ -68,7 +68,7 @@ def on_watch(data):
     if _too_many(request.sid):
         return {"ok": False, "error": "too many events"}
     # The user is loaded again for every event: a new password since the
-    # connect (from another process, which cannot close this socket) leaves none.
+    # connect leaves none (until the ticker closes the socket, about a second).
     if not current_user.is_authenticated or current_user.role not in ("organiser", "researcher"):
         return {"ok": False, "error": "forbidden"}
     slug = _slug_of(data)
