@@ -8,10 +8,11 @@ time, or with ``rate`` an open loop: judgment n is due at start + n / rate
 and is sent by volunteer n mod V (at once if that volunteer is late).
 
 The measured window is ``warmup`` seconds after the start, for ``duration``
-seconds, or until a volunteer has nothing left to judge. Reads the job as
-JSON on stdin (see harness.drive); prints JSON: every judgment as [sent,
-responded, status, is test item, token] (``time.time()``), the window, the
-server worker's CPU seconds over it and its largest RSS.
+seconds, or until a volunteer has nothing left to judge or the file
+``until`` exists. Reads the job as JSON on stdin (see harness.drive); prints
+JSON: every judgment as [sent, responded, status, is test item, token]
+(``time.time()``), the window, the server worker's CPU seconds over it and
+its largest RSS.
 """
 from gevent import monkey
 
@@ -19,6 +20,7 @@ monkey.patch_all()
 
 import http.client  # noqa: E402
 import json  # noqa: E402
+import os  # noqa: E402
 import random  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
@@ -109,7 +111,8 @@ def run(job):
     if done.wait(max(0.0, window[0] - time.time())):
         raise SystemExit("a volunteer stopped during the warm-up (nothing left to judge?)")
     t0, cpu0, machine0 = sample()
-    while not done.wait(max(0.0, min(0.5, window[1] - time.time()))) and time.time() < window[1]:
+    while (not done.wait(max(0.0, min(0.5, window[1] - time.time()))) and time.time() < window[1]
+           and not (job.get("until") and os.path.exists(job["until"]))):
         with open(f"/proc/{job['server_pid']}/status") as handle:
             rss += [int(line.split()[1]) / 1024 for line in handle if line.startswith("VmRSS:")]
     t1, cpu1, machine1 = sample()

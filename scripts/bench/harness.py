@@ -264,15 +264,17 @@ def login(base, name):
     return _volunteer(session, base, name)
 
 
-def drive(server, volunteers, warmup, duration, rate=None, seed=1):
-    """Volunteers judging over HTTP (client.py, a process of its own) for ``warmup`` + ``duration`` seconds.
+def drive(server, volunteers, warmup, duration, rate=None, seed=1, until=None):
+    """Volunteers judging over HTTP (client.py, a process of its own) for ``warmup`` + ``duration`` seconds,
+    or less if the file ``until`` appears (checked every 0.5 s: the window ends when something else has).
 
     Closed loop (no think time), or ``rate`` judgments per second in all. Returns the judgments as the
     client saw them and the window's figures: judgments acknowledged per second, latency percentiles
     in ms, the server worker's CPU and largest RSS.
     """
     job = {"host": "127.0.0.1", "port": server.port, "slug": SLUG, "volunteers": volunteers, "controls": CONTROLS,
-           "warmup": warmup, "duration": duration, "rate": rate, "seed": seed, "server_pid": server.worker_pid}
+           "warmup": warmup, "duration": duration, "rate": rate, "seed": seed, "server_pid": server.worker_pid,
+           "until": until}
     done = subprocess.run([sys.executable, os.path.join(HERE, "client.py")], input=json.dumps(job),
                           capture_output=True, text=True, timeout=warmup + duration + 180)
     if done.returncode:
