@@ -141,7 +141,7 @@ def test_the_export_rows_match_the_database_and_discarded_scores_are_marked(app,
     types = {line.split("\t")[8] for line in wmt[1:]}
     assert types == {"SYSTEM", "BAD_REF", "REPEAT", "REF"} and optimiser not in "".join(wmt)
     # The same pseudonyms as in the volunteers export.
-    volunteers = {r["volunteer"] for r in export.volunteer_rows(export.source(judged), db.session.connection())}
+    volunteers = {r["volunteer"] for r in export.volunteer_rows(export.source(judged), db.engine)}
     assert {r["volunteer"] for r in rows} == volunteers
     assert "@example.org" not in "".join(wmt) + json.dumps(records) and "Real " not in json.dumps(records)
 
@@ -221,6 +221,6 @@ def test_every_da_export_column_is_documented():
 
 def test_system_names_in_wmt_rows_are_the_systems(app, tmp_path, judged):
     names = set(db.session.scalars(select(System.name)))
-    rows = list(da_export.wmt_da_rows(export.source(judged), db.session.connection()))
+    rows = list(da_export.wmt_da_rows(export.source(judged), db.engine))
     assert {r["sys_id"] for r in rows} == names and {r["Input.item"] for r in rows} == {"ad"}
     assert {(r["Input.src"], r["Input.trg"]) for r in rows} == {("en", "eu")}

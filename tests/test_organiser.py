@@ -122,7 +122,7 @@ def test_researchers_see_no_personal_data(app, make_campaign):
     db.session.commit()
     page = researcher.get("/organiser/c/test/panel").get_data(as_text=True)
     assert "sim0" not in page and "sim1" not in page
-    pseudonyms = {r["volunteer"] for r in export.volunteer_rows(export.source(campaign), db.session.connection())}
+    pseudonyms = {r["volunteer"] for r in export.volunteer_rows(export.source(campaign), db.engine)}
     assert all(p in page for p in pseudonyms) and "have seen every control" in page
     organiser_page = staff_client(app, "organiser").get("/organiser/c/test/panel").get_data(as_text=True)
     assert "sim0" in organiser_page and "sim1" in organiser_page
@@ -540,8 +540,8 @@ def test_every_export_counts_the_databases_rows_in_both_formats(app, make_campai
             assert len(lines) == count and all(json.loads(line)["campaign"] == "test" for line in lines), kind
             assert "@example.org" not in "".join(lines) and "Real Name" not in "".join(lines)
     # The same pseudonyms in the judgments and volunteers exports.
-    judgments = {r["volunteer"] for r in export.judgment_rows(export.source(campaign), db.session.connection())}
-    assert judgments == {r["volunteer"] for r in export.volunteer_rows(export.source(campaign), db.session.connection())}
+    judgments = {r["volunteer"] for r in export.judgment_rows(export.source(campaign), db.engine)}
+    assert judgments == {r["volunteer"] for r in export.volunteer_rows(export.source(campaign), db.engine)}
 
 
 def test_every_export_column_is_documented():
@@ -577,3 +577,26 @@ def test_language_names_are_written_as_in_a_sentence():
     assert language_name("en", "en") == "English"
     assert language_name("eu", "eu", capitalised=True) == "Euskara"
     assert language_name("xx-nonsense") == "xx-nonsense"
+
+
+def test_answered_items_come_in_batches_once_each_in_order(app, make_campaign):
+    """The exports read answered items a batch at a time (short reads): ties in
+    time, batch edges and answers given after the download began."""
+    from app.services.answered import answered_items
+
+    campaign = make_campaign(sentences=20)
+    simulate_volunteers(campaign, volunteers=3, items=7)
+    items = db.session.scalars(select(Item).where(Item.answered_at.is_not(None)).order_by(Item.id)).all()
+    for item in items[:5]:  # five answers in the same microsecond, across batch edges
+        item.answered_at = items[0].answered_at
+    db.session.commit()
+    query = select(Item.id, Item.answered_at).where(Item.campaign_id == campaign.id)
+    expected = [row.id for row in db.session.execute(
+        query.where(Item.answered_at.is_not(None)).order_by(Item.answered_at, Item.id))]
+    rows = answered_items(db.engine, query, batch=3)
+    first = next(rows)
+    late = items[-1]
+    late.answered_at = utcnow() + timedelta(seconds=1)  # answered after the download began
+    db.session.commit()
+    got = [first.id, *(row.id for row in rows)]
+    assert got == [i for i in expected if i != late.id] and len(got) == len(set(got)) == len(items) - 1

@@ -9,9 +9,9 @@ from sqlalchemy import select
 
 from ..models import Item, Participation, Sentence, User
 from ..stats.da_loader import DA_COLUMNS
+from .answered import answered_items
 from .pseudonyms import pseudonym
 
-BATCH = 2000
 CHUNK = 500  # rows per chunk written (as export.CHUNK)
 SYSTEM = "system"  # the kind of a test item (da_quality.KINDS are the others)
 DA_JUDGMENT_COLUMNS = list(DA_COLUMNS)
@@ -27,7 +27,7 @@ def _iso(value):
     return value.isoformat(timespec="seconds") + "Z" if value is not None else None
 
 
-def da_judgment_rows(campaign, connection, valid_only=False):
+def da_judgment_rows(campaign, engine, valid_only=False):
     """Dicts in DA_JUDGMENT_COLUMNS order, one per answered item, in the
     order the scores were given; ``valid_only`` leaves discarded ones out.
     ``campaign`` is an export.Source."""
@@ -43,12 +43,11 @@ def da_judgment_rows(campaign, connection, valid_only=False):
         .join(User, User.id == Participation.user_id)
         .join(Sentence, Sentence.id == Item.sentence_id)
         .where(Item.campaign_id == campaign.id, Item.answered_at.is_not(None))
-        .order_by(Item.answered_at, Item.id)
     )
     if valid_only:
         query = query.where(Item.discarded_at.is_(None))
     pseudonyms = {}
-    for row in connection.execute(query.execution_options(yield_per=BATCH)):
+    for row in answered_items(engine, query):
         (item_id, system_id, qc_kind, original_id, score, served_at, answered_at, seconds, discarded_at,
          discarded_reason, sentence_number, user_id, source_level, target_level, age_group, studies_level,
          studies_field) = row
@@ -76,12 +75,12 @@ def da_judgment_rows(campaign, connection, valid_only=False):
         }
 
 
-def wmt_da_rows(campaign, connection):
+def wmt_da_rows(campaign, engine):
     """WMT's DA rows: valid scores only (WMT publishes the judges it kept),
     quality-control items included under WMT's type names with the system
     and sentence of their original, which is how WMT pairs them."""
     item = WMT_ITEMS[campaign.da_dimension]
-    for row in da_judgment_rows(campaign, connection, valid_only=True):
+    for row in da_judgment_rows(campaign, engine, valid_only=True):
         yield {
             "HITId": NOT_AVAILABLE, "WorkerId": row["volunteer"], "Input.src": campaign.source_language,
             "Input.trg": campaign.target_language, "Input.item": item, "hit": NOT_AVAILABLE,

@@ -5,7 +5,8 @@ volunteers appear under a pseudonym stable within the campaign.
 
 A served export streams after its view has returned and Flask-SQLAlchemy
 has removed the request's session: the stream reads the campaign from a
-``Source`` of plain values and the rows on a connection of its own.
+``Source`` of plain values and the rows on connections of its own
+(services/answered.py).
 """
 import csv
 import io
@@ -21,6 +22,7 @@ from .. import protocols
 from ..extensions import db
 from ..models import Control, Item, Participation, Sentence, Slot, Ticket, User
 from . import da_export
+from .answered import answered_items
 from .pseudonyms import pseudonym
 
 JUDGMENT_COLUMNS = [
@@ -38,7 +40,6 @@ WMT_COLUMNS = [
     "system1rank", "srcIndex", "judgeID", "srclang", "system2Id", "documentId",
 ]
 BETTER, WORSE = "<better>", "<worse>"
-BATCH = 2000
 CHUNK = 500  # rows per chunk written; between chunks the stream gives way to other requests
 
 
@@ -69,7 +70,7 @@ def _iso(value):
     return value.isoformat(timespec="seconds") + "Z" if value is not None else None
 
 
-def judgment_rows(campaign, connection, kind="judgments"):
+def judgment_rows(campaign, engine, kind="judgments"):
     """Dicts in JUDGMENT_COLUMNS order, one per answered item (``campaign``: a Source)."""
     names = campaign.system_names
     query = (
@@ -86,7 +87,6 @@ def judgment_rows(campaign, connection, kind="judgments"):
         .outerjoin(Control, Control.id == Item.control_id)
         .outerjoin(Slot, Slot.id == Item.slot_id)
         .where(Item.campaign_id == campaign.id, Item.answered_at.is_not(None))
-        .order_by(Item.answered_at, Item.id)
     )
     if kind == "controls":
         query = query.where(Item.control_id.is_not(None))
@@ -95,7 +95,7 @@ def judgment_rows(campaign, connection, kind="judgments"):
     elif kind == "valid":
         query = query.where(Item.control_id.is_(None), Item.discarded_at.is_(None))
     pseudonyms = {}
-    for row in connection.execute(query.execution_options(yield_per=BATCH)):
+    for row in answered_items(engine, query):
         (item_id, left_id, right_id, better_left, choice, passed, control_id, served_at, answered_at,
          seconds, discarded_at, discarded_reason, sentence_number, control_number, a_id, b_id,
          user_id, source_level, target_level, age_group, studies_level, studies_field) = row
@@ -133,7 +133,7 @@ def judgment_rows(campaign, connection, kind="judgments"):
         }
 
 
-def volunteer_rows(campaign, connection):
+def volunteer_rows(campaign, engine):
     tickets = aliased(Ticket)
     ticket_count = (
         select(db.func.count(tickets.id))
@@ -151,7 +151,9 @@ def volunteer_rows(campaign, connection):
         .where(Participation.campaign_id == campaign.id)
         .order_by(Participation.joined_at, Participation.id)
     )
-    for p in connection.execute(query.execution_options(yield_per=BATCH)):
+    with engine.connect() as connection:  # one row per volunteer: a short read
+        volunteers = connection.execute(query).all()
+    for p in volunteers:
         yield {
             "campaign": campaign.slug,
             "volunteer": pseudonym(campaign, p.id),
@@ -190,26 +192,26 @@ def wmt_row(row, source_language, target_language):
     }
 
 
-def wmt_rows(campaign, connection):
+def wmt_rows(campaign, engine):
     """The WMT/Appraise relative-ranking CSV: valid test judgments only; a
     lower rank is better and a tie gives both rank 1."""
-    for row in judgment_rows(campaign, connection, "valid"):
+    for row in judgment_rows(campaign, engine, "valid"):
         yield wmt_row(row, campaign.source_language, campaign.target_language)
 
 
 @dataclass(frozen=True)
 class Kind:
     columns: list
-    rows: object  # (Source, connection) -> dicts with those columns
+    rows: object  # (Source, engine) -> dicts with those columns
     formats: tuple  # the first is the default
 
 
 # Every export; a campaign offers those its protocol names (``EXPORTS``).
 EXPORTS = {
     "judgments": Kind(JUDGMENT_COLUMNS, judgment_rows, ("csv", "jsonl")),
-    "controls": Kind(JUDGMENT_COLUMNS, lambda campaign, connection: judgment_rows(campaign, connection, "controls"),
+    "controls": Kind(JUDGMENT_COLUMNS, lambda campaign, engine: judgment_rows(campaign, engine, "controls"),
                      ("csv", "jsonl")),
-    "discarded": Kind(JUDGMENT_COLUMNS, lambda campaign, connection: judgment_rows(campaign, connection, "discarded"),
+    "discarded": Kind(JUDGMENT_COLUMNS, lambda campaign, engine: judgment_rows(campaign, engine, "discarded"),
                       ("csv", "jsonl")),
     "volunteers": Kind(VOLUNTEER_COLUMNS, volunteer_rows, ("csv", "jsonl")),
     # WMT's relative-ranking layout is a CSV file (what WMT's tools and scripts/analyse.py read).
@@ -244,10 +246,10 @@ def check(campaign, kind, fmt=None):
                              kind=kind, formats=", ".join(formats), format=fmt))
 
 
-def rows(campaign, kind, connection):
-    """(columns, rows) of an export the campaign (a Source) offers, read on ``connection``."""
+def rows(campaign, kind, engine):
+    """(columns, rows) of an export the campaign (a Source) offers."""
     check(campaign, kind)
-    return EXPORTS[kind].columns, EXPORTS[kind].rows(campaign, connection)
+    return EXPORTS[kind].columns, EXPORTS[kind].rows(campaign, engine)
 
 
 def neutralise(value):
@@ -294,19 +296,16 @@ WRITERS = {"csv": as_csv, "jsonl": as_jsonl, "tsv": da_export.as_wmt_table}
 
 
 def stream(campaign, kind, fmt, engine):
-    """The export's text in chunks, read on a connection of its own from
-    ``engine``; ``campaign`` is a Source. ExportError at once if the
-    campaign does not offer the export."""
+    """The export's text in chunks, read through ``engine`` (never the
+    request's session); ``campaign`` is a Source. ExportError at once if
+    the campaign does not offer the export."""
     check(campaign, kind, fmt)
     return _chunks(campaign, kind, fmt, engine)
 
 
 def _chunks(campaign, kind, fmt, engine):
-    # One statement on one connection: the rows of one moment (a snapshot on
-    # SQLite in WAL mode and on PostgreSQL), however long the download takes.
-    with engine.connect() as connection:
-        for chunk in WRITERS[fmt](EXPORTS[kind].columns, EXPORTS[kind].rows(campaign, connection)):
-            yield chunk
-            # Give way: under gevent a fast client never blocks the send, so
-            # without this a large export would hold the worker to the end.
-            time.sleep(0)
+    for chunk in WRITERS[fmt](EXPORTS[kind].columns, EXPORTS[kind].rows(campaign, engine)):
+        yield chunk
+        # Give way: under gevent a fast client never blocks the send, so
+        # without this a large export would hold the worker to the end.
+        time.sleep(0)

@@ -1,0 +1,35 @@
+"""Answered items read in batches, for the exports (services/export.py).
+
+Each batch is read in a short transaction of its own, by the answer's
+place in time (campaign, answered_at, id: the index ix_items_answered): one
+long read would keep SQLite's write-ahead log from being checkpointed for
+as long as the slowest client takes to download, and every commit of the
+site grows slower while the log grows (docs/benchmarks.md, "Exports while
+volunteers judge").
+"""
+from sqlalchemy import and_, or_
+
+from ..models import Item, utcnow
+
+BATCH = 2000
+
+
+def answered_items(engine, query, batch=BATCH):
+    """The rows of ``query`` (a select of items that has ``Item.id`` and
+    ``Item.answered_at`` among its columns) answered before this call, in
+    the order they were answered. A row changed during the download (a
+    dismissal) shows as it was when its batch was read."""
+    until = utcnow()
+    query = query.where(Item.answered_at < until).order_by(Item.answered_at, Item.id).limit(batch)
+    after = None
+    while True:
+        page = query
+        if after is not None:
+            at, item_id = after
+            page = query.where(or_(Item.answered_at > at, and_(Item.answered_at == at, Item.id > item_id)))
+        with engine.connect() as connection:
+            rows = connection.execute(page).all()
+        yield from rows
+        if len(rows) < batch:
+            return
+        after = (rows[-1].answered_at, rows[-1].id)
