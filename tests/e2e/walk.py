@@ -6,6 +6,7 @@ headless Chromium. Written once for both setups it runs on.
 command on its instance, its database URL (to check the downloads against
 the rows) and its server output (where the emails go without SMTP).
 """
+import contextlib
 import csv
 import io
 import json
@@ -64,23 +65,24 @@ class Visits:
             self.seen.append((method, parts.path, status))
 
 
-def mail_link(site, address, kind, timeout=20):
-    """The path of the last ``/confirm/`` or ``/reset/`` link mailed to ``address``
-    (written to the server output: no SMTP server is configured)."""
+def mailed(site, pattern, timeout=20):
+    """The matches of ``pattern`` in the server output, once the background
+    sender has written the mail there (no SMTP server is configured)."""
     stop_at = time.monotonic() + timeout
-    pattern = rf"to {re.escape(address)}: .*?\n.*?https?://[^/\s]+(/{kind}/\S+)"
     while not (found := re.findall(pattern, site.output(), re.S)):
-        assert time.monotonic() < stop_at, f"no {kind} mail to {address} in the server output"
+        assert time.monotonic() < stop_at, f"no mail matching {pattern!r} in the server output"
         time.sleep(0.3)
-    return found[-1]
+    return found
 
 
-def mail_text(site, address, subject, timeout=20):
+def mail_link(site, address, kind):
+    """The path of the last ``/confirm/`` or ``/reset/`` link mailed to ``address``."""
+    return mailed(site, rf"to {re.escape(address)}: .*?\n.*?https?://[^/\s]+(/{kind}/\S+)")[-1]
+
+
+def mail_text(site, address, subject):
     """The text of the last email to ``address`` whose subject starts with ``subject``."""
-    stop_at = time.monotonic() + timeout
-    while f"to {address}: {subject}" not in site.output():
-        assert time.monotonic() < stop_at, f"no mail {subject!r} to {address} in the server output"
-        time.sleep(0.3)
+    mailed(site, rf"to {re.escape(address)}: {re.escape(subject)}")
     return site.output().split(f"to {address}: {subject}")[-1]
 
 
@@ -167,15 +169,24 @@ class KeepJudging(threading.Thread):
             time.sleep(0.05)
 
 
+@contextlib.contextmanager
+def database(site):
+    """A connection to the site's database, in a transaction committed at the end."""
+    engine = create_engine(site.database_url, poolclass=NullPool)
+    try:
+        with engine.begin() as connection:
+            yield connection
+    finally:
+        engine.dispose()
+
+
 def database_rows(site, slug):
     """{judgment id: (answered_at, choice, score, discarded)} of a campaign's answered items."""
-    engine = create_engine(site.database_url, poolclass=NullPool)
-    with engine.connect() as connection:
+    with database(site) as connection:
         rows = connection.execute(text(
             "SELECT items.id, items.answered_at, items.choice, items.score, items.discarded_at IS NOT NULL, "
             "items.control_id IS NOT NULL FROM items JOIN campaigns ON campaigns.id = items.campaign_id "
             "WHERE campaigns.slug = :slug AND items.answered_at IS NOT NULL"), {"slug": slug}).all()
-    engine.dispose()
     as_time = lambda value: datetime.fromisoformat(value) if isinstance(value, str) else value  # SQLite: text
     return {row[0]: (as_time(row[1]), *row[2:]) for row in rows}
 
@@ -345,24 +356,19 @@ def volunteer_b(page, site):
 
 
 def participation_id(site, slug, username):
-    engine = create_engine(site.database_url, poolclass=NullPool)
-    with engine.begin() as connection:
-        found = connection.execute(text(
+    with database(site) as connection:
+        return connection.execute(text(
             "SELECT participations.id FROM participations JOIN users ON users.id = participations.user_id "
             "JOIN campaigns ON campaigns.id = participations.campaign_id "
             "WHERE campaigns.slug = :slug AND users.username = :username"), {"slug": slug, "username": username}
         ).scalar_one()
-    engine.dispose()
-    return found
 
 
 def hold(site, participation):
     """What the signs would do to a cheater (no page holds anyone by hand)."""
-    engine = create_engine(site.database_url, poolclass=NullPool)
-    with engine.begin() as connection:
+    with database(site) as connection:
         connection.execute(text("UPDATE participations SET held_at = CURRENT_TIMESTAMP, held_reason = 'same_side' "
                                 "WHERE id = :id"), {"id": participation})
-    engine.dispose()
 
 
 def organiser_reviews(dash, site, slug, participation):
