@@ -45,7 +45,9 @@ LANGUAGE_LEVELS = [
 
 CAMPAIGN_STATUSES = [("draft", _l("Draft")), ("open", _l("Open")), ("closed", _l("Closed"))]
 
-STAFF_ROLES = [("organiser", _l("Organiser")), ("researcher", _l("Researcher"))]
+# An organiser manages the campaigns an admin gave them; an admin manages
+# every campaign and gives them (services/organisers.py); a researcher reads.
+STAFF_ROLES = [("organiser", _l("Organiser")), ("researcher", _l("Researcher")), ("admin", _l("Administrator"))]
 
 ROLES = STAFF_ROLES + [("volunteer", _l("Volunteer"))]
 
@@ -104,6 +106,8 @@ AUDIT_ACTIONS = [
     ("raffle.notify", _l("Winner notified")),
     ("export", _l("Export")),
     ("account.create", _l("Account created")),
+    ("campaign.organiser_add", _l("Organiser given the campaign")),
+    ("campaign.organiser_remove", _l("Organiser's campaign taken away")),
     ("volunteer.view", _l("Volunteer viewed")),
     ("volunteer.clear_hold", _l("Hold cleared")),
     ("volunteer.dismiss", _l("Volunteer dismissed")),

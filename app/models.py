@@ -39,6 +39,8 @@ class User(UserMixin, db.Model):
     # When the password was last set: every server process looks for recent
     # ones and closes the sockets the old sessions hold (app/socket_accounts.py).
     password_changed_at = db.Column(db.DateTime, index=True)
+    # volunteer, organiser (of the campaigns in campaign_organisers),
+    # researcher or admin (choices.ROLES).
     role = db.Column(db.String(16), nullable=False, default="volunteer")
     age_group = db.Column(db.String(16))
     studies_level = db.Column(db.String(32))
@@ -156,6 +158,16 @@ class Campaign(db.Model):
     @property
     def is_serving(self):
         return self.is_serving_at(utcnow())
+
+
+class CampaignOrganiser(db.Model):
+    """An organiser given a campaign (by an admin, the importer or the demo):
+    they manage it and no other (services/organisers.py)."""
+
+    __tablename__ = "campaign_organisers"
+    campaign_id = db.Column(db.Integer, db.ForeignKey("campaigns.id"), primary_key=True)
+    user_id = db.Column(db.Integer, db.ForeignKey("users.id"), primary_key=True, index=True)
+    given_at = db.Column(db.DateTime, nullable=False, default=utcnow)
 
 
 class System(db.Model):

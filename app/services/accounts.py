@@ -92,7 +92,7 @@ def stand_in(email):
     return SimpleNamespace(id=0, email=email, password_hash="", email_confirmed_at=None)
 
 
-STAFF_ROLES = ("organiser", "researcher")
+STAFF_ROLES = ("organiser", "researcher", "admin")
 
 
 def landing(user_id, role):
