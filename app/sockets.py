@@ -7,6 +7,7 @@ from flask_socketio import disconnect, join_room
 
 from . import realtime, socket_accounts
 from .extensions import socketio
+from .services import organisers
 from .services.importer import SLUG_RE
 from .web import find_campaign, participation_of
 
@@ -69,13 +70,14 @@ def on_watch(data):
         return {"ok": False, "error": "too many events"}
     # The user is loaded again for every event: a new password since the
     # connect leaves none (until the ticker closes the socket, about a second).
-    if not current_user.is_authenticated or current_user.role not in ("organiser", "researcher"):
+    if not current_user.is_authenticated or current_user.role not in ("organiser", "researcher", "admin"):
         return {"ok": False, "error": "forbidden"}
     slug = _slug_of(data)
     if slug is None:
         return {"ok": False, "error": "invalid"}
     campaign = find_campaign(slug)
-    if campaign is None:
+    # Another organiser's campaign answers as one that does not exist (as its pages do).
+    if not organisers.may_open(current_user, campaign):
         return {"ok": False, "error": "not found"}
     join_room(realtime.organiser_room(campaign.id))
     return {"ok": True}

@@ -8,6 +8,7 @@ from sqlalchemy.orm import lazyload
 
 from .extensions import db
 from .models import Campaign, Participation
+from .services import organisers
 
 
 # Built once with bound parameters (SQLAlchemy compiles them once). The
@@ -33,8 +34,8 @@ def find_campaign(slug):
 
 
 def may_see(campaign, user):
-    """Drafts only to organisers; every other campaign to anyone."""
-    return campaign.status != "draft" or (user.is_authenticated and user.role == "organiser")
+    """Drafts only to those who manage them; every other campaign to anyone."""
+    return campaign.status != "draft" or organisers.may_manage(user, campaign)
 
 
 def campaign_or_404(slug):
@@ -55,12 +56,13 @@ def rng():
 
 
 def role_required(*roles):
+    """The view is for these roles (403 for others); an admin has every staff role."""
     def decorator(view):
         @wraps(view)
         def wrapped(*args, **kwargs):
             if not current_user.is_authenticated:
                 return current_app.login_manager.unauthorized()
-            if current_user.role not in roles:
+            if current_user.role not in roles and current_user.role != "admin":
                 abort(403)
             return view(*args, **kwargs)
 

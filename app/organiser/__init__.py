@@ -2,4 +2,4 @@ from flask import Blueprint
 
 bp = Blueprint("organiser", __name__, url_prefix="/organiser")
 
-from . import views  # noqa: E402,F401
+from . import admin, views  # noqa: E402,F401

@@ -1,12 +1,11 @@
 from flask_babel import lazy_gettext as _l
 from wtforms import DateTimeLocalField, EmailField, IntegerField, PasswordField, SelectField, StringField, TextAreaField
 from wtforms.widgets import HiddenInput
-from wtforms.validators import (DataRequired, Email, InputRequired, Length, NumberRange, Optional, Regexp,
-                                StopValidation, ValidationError)
+from wtforms.validators import DataRequired, Email, InputRequired, Optional, Regexp, ValidationError
 
-from ..auth.forms import USERNAME_RE, StrongPassword
+from ..auth.forms import StrongPassword, username_field
 from ..choices import CAMPAIGN_STATUSES, STAFF_ROLES
-from ..forms import Form, at_most
+from ..forms import Bounded, Form, at_most
 
 
 class StatusForm(Form):
@@ -41,17 +40,6 @@ class CommitForm(Form):
     )
 
 
-class Bounded(NumberRange):
-    """NumberRange that also refuses integers too long to compare: WTForms
-    compares through float(), which overflows (a 500) past about 308 digits."""
-
-    def __call__(self, form, field):
-        if isinstance(field.data, int) and abs(field.data) > 10**9:
-            raise StopValidation(self.message or _l("Number must be between %(min)s and %(max)s.",
-                                                     min=self.min, max=self.max))
-        super().__call__(form, field)
-
-
 class DrawForm(Form):
     seed = StringField(_l("The secret seed"), validators=[DataRequired(), at_most(200)])
     prizes = IntegerField(_l("Number of prizes"), default=1, validators=[InputRequired(), Bounded(min=1, max=1000)])
@@ -65,9 +53,13 @@ class NotifyForm(Form):
 
 class AccountForm(Form):
     role = SelectField(_l("Role"), choices=STAFF_ROLES)
-    username = StringField(_l("Username"), validators=[DataRequired(), Length(min=3, max=40), Regexp(USERNAME_RE)])
+    username = username_field(_l("Username"))
     email = EmailField(_l("Email"), validators=[DataRequired(), Email(check_deliverability=False), at_most(254)])
     password = PasswordField(_l("Password"), validators=[DataRequired(), at_most(200), StrongPassword()])
+
+
+class OrganiserForm(Form):
+    username = StringField(_l("Username of the organiser"), validators=[DataRequired(), at_most(40)])
 
 
 class DismissForm(Form):

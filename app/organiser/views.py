@@ -6,16 +6,33 @@ from sqlalchemy import func, select
 from .. import protocols, realtime
 from ..choices import CAMPAIGN_STATUSES, ROLES, label
 from ..extensions import db
-from ..models import Campaign, Participation, User, utcnow
+from ..models import Participation, User, utcnow
 from ..models import AuditLog
 from ..auth.forms import USERNAME_PROBLEMS, PostForm
-from ..services import accounts, announcements, dashboard, export, outbox, prizes, raffle, reports, review, suspicious
+from ..services import (accounts, announcements, dashboard, export, organisers, outbox, prizes, raffle, reports,
+                        review, suspicious)
 from ..services.security import audit
-from ..web import campaign_or_404, role_required
+from ..web import find_campaign, role_required
 from . import bp
 from .forms import AccountForm, AnnouncementForm, CommitForm, DismissForm, DrawForm, NotifyForm, StatusForm
 
 STAFF = ("organiser", "researcher")
+
+
+def campaign_or_404(slug):
+    """The campaign at ``slug`` if the user may open its staff pages
+    (services/organisers.may_open): another organiser's campaign is 404,
+    as one that does not exist. Every view of a campaign loads it here."""
+    campaign = find_campaign(slug)
+    if not organisers.may_open(current_user, campaign):
+        abort(404)
+    return campaign
+
+
+@bp.context_processor
+def _access():
+    # Templates show names and forms only where the user manages the campaign.
+    return {"manages": lambda campaign: organisers.may_manage(current_user, campaign)}
 
 
 @bp.route("/")
@@ -26,11 +43,8 @@ def index():
             select(Participation.campaign_id, func.count()).group_by(Participation.campaign_id)
         ).all()
     )
-    query = select(Campaign).order_by(Campaign.created_at)
-    if current_user.role != "organiser":  # drafts are the organisers' alone
-        query = query.where(Campaign.status != "draft")
-    campaigns = db.session.scalars(query).all()
-    mail = outbox.problems() if current_user.role == "organiser" else None
+    campaigns = db.session.scalars(organisers.campaigns_for(current_user)).all()
+    mail = outbox.problems() if current_user.role in ("organiser", "admin") else None
     return render_template("organiser/index.html", campaigns=campaigns, volunteers=volunteers, mail=mail)
 
 
@@ -39,7 +53,8 @@ def index():
 def campaign(slug):
     campaign = campaign_or_404(slug)
     forms = {}
-    if current_user.role == "organiser":
+    manages = organisers.may_manage(current_user, campaign)
+    if manages:
         forms = {
             "status": StatusForm(obj=campaign),
             "announce": AnnouncementForm(),
@@ -49,7 +64,7 @@ def campaign(slug):
     return render_template(
         "organiser/dashboard.html", campaign=campaign, data=dashboard.summary(campaign, utcnow()),
         forms=forms, exports=export.offered(campaign),
-        reports=reports.campaign_reports(campaign.id),
+        reports=reports.campaign_reports(campaign, names=manages),
     )
 
 
@@ -203,12 +218,12 @@ def export_file(slug, kind, fmt):
 
 
 @bp.route("/accounts", methods=["GET", "POST"])
-@role_required("organiser")
+@role_required("admin")
 def accounts_page():
     form = AccountForm()
     if form.validate_on_submit():
         email = form.email.data.strip().lower()
-        if db.session.scalar(select(User.id).where(User.email == email)):
+        if accounts.account_for(email) is not None:  # this address or another of its mailbox
             flash(_("An account with this email or username exists."), "error")
         elif problem := accounts.username_problem(form.username.data):
             form.username.errors.append(USERNAME_PROBLEMS[problem])
@@ -219,7 +234,7 @@ def accounts_page():
             db.session.commit()
             flash(_("Account created: %(name)s (%(role)s).", name=user.username, role=label(ROLES, user.role)), "info")
             return redirect(url_for("organiser.accounts_page"))
-    staff = db.session.scalars(select(User).where(User.role.in_(STAFF)).order_by(User.username)).all()
+    staff = db.session.scalars(select(User).where(User.role.in_(accounts.STAFF_ROLES)).order_by(User.username)).all()
     return render_template("organiser/accounts.html", form=form, staff=staff)
 
 
@@ -303,7 +318,7 @@ def _decide(slug, participation_id, form, action, decision, done, **details):
 
 
 @bp.route("/audit")
-@role_required("organiser")
+@role_required("admin")
 def audit_log():
     entries = db.session.scalars(select(AuditLog).order_by(AuditLog.at.desc(), AuditLog.id.desc()).limit(500)).all()
     return render_template("organiser/audit.html", entries=entries)

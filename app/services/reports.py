@@ -15,6 +15,7 @@ from ..choices import REPORT_REASONS
 from ..extensions import db
 from ..models import Item, ItemReport, Participation, Sentence, User
 from . import assignment
+from .pseudonyms import pseudonym
 from .reservations import release_hold
 
 TEXT_MAX = 200
@@ -76,29 +77,33 @@ class Listed:
     created_at: object
     reason: str
     text: str
-    username: str
+    volunteer: str  # the export pseudonym (all a researcher is shown)
+    username: str  # None unless the caller manages the campaign
+    participation_id: int
     sentence_number: int  # None for a control or quality-control item
     kind: str  # "test", "control" or "quality"
 
 
-def campaign_reports(campaign_id, limit=100):
-    """The campaign's latest reports, newest first, with who made them and
-    the sentence's number."""
+def campaign_reports(campaign, names=False, limit=100):
+    """The campaign's latest reports, newest first, with the sentence's
+    number and who made them: the export pseudonym, and the username only
+    with ``names`` (for those who manage the campaign)."""
     rows = db.session.execute(
-        select(ItemReport, User.username, Sentence.number, Item.control_id, Item.qc_kind)
+        select(ItemReport, Participation.user_id, User.username, Sentence.number, Item.control_id, Item.qc_kind)
         .join(Item, Item.id == ItemReport.item_id)
         .join(Participation, Participation.id == ItemReport.participation_id)
         .join(User, User.id == Participation.user_id)
         .outerjoin(Sentence, Sentence.id == ItemReport.sentence_id)
-        .where(ItemReport.campaign_id == campaign_id)
+        .where(ItemReport.campaign_id == campaign.id)
         .order_by(ItemReport.created_at.desc(), ItemReport.id.desc())
         .limit(limit)
     ).all()
     return [
         Listed(
-            report.created_at, report.reason, report.text, username,
+            report.created_at, report.reason, report.text, pseudonym(campaign, user_id),
+            username if names else None, report.participation_id,
             number if control_id is None and qc_kind is None else None,
             "control" if control_id is not None else "quality" if qc_kind is not None else "test",
         )
-        for report, username, number, control_id, qc_kind in rows
+        for report, user_id, username, number, control_id, qc_kind in rows
     ]
