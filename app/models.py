@@ -441,8 +441,15 @@ class RaffleCommitment(db.Model):
     committed_at = db.Column(db.DateTime, nullable=False, default=utcnow)
     committed_by = db.Column(db.Integer, db.ForeignKey("users.id"))
     draw_at = db.Column(db.DateTime)  # NULL only for commitments made before it was required
+    # The public draw or beacon whose value, published after the close, the
+    # draw mixes in (NULL only for commitments made before it was required).
+    beacon = db.Column(db.String(200))
+    beacon_at = db.Column(db.DateTime)
+    # When the ticket list froze: set by an organiser's early close or by the draw.
+    closed_at = db.Column(db.DateTime)
     # Filled by the draw.
     seed = db.Column(db.String(200))
+    beacon_value = db.Column(db.String(200))
     drawn_at = db.Column(db.DateTime)
     prizes = db.Column(db.Integer)
     tickets = db.Column(db.JSON)  # [[number, volunteer pseudonym]] used by the draw
