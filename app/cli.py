@@ -11,7 +11,7 @@ from sqlalchemy import select
 
 from .extensions import db
 from .models import ROLES, Campaign, User, utcnow
-from .services import accounts, export, importer
+from .services import accounts, export, importer, organisers
 from .services.campaign_writer import import_in_batches
 from .services.importer import CampaignFormatError, read_campaign
 
@@ -22,23 +22,38 @@ campaign_cli = AppGroup("campaign", help="Campaigns.")
 user_cli = AppGroup("user", help="Accounts.")
 
 
-def import_campaign(path, dry_run=False, status="open"):
-    """Validate (and unless dry_run, write) one campaign folder."""
+def import_campaign(path, dry_run=False, status="open", organiser_names=()):
+    """Validate (and unless dry_run, write) one campaign folder; the
+    organisers named are given it."""
+    people = [_organiser(name) for name in organiser_names]
     spec = read_campaign(path)
     if dry_run:
         return spec, None
     campaign_id = import_in_batches(spec, status=status, batch=current_app.config["BOZKA_IMPORT_BATCH"])
-    return spec, db.session.get(Campaign, campaign_id)
+    campaign = db.session.get(Campaign, campaign_id)
+    for person in people:
+        organisers.give(campaign, person)
+    db.session.commit()
+    return spec, campaign
+
+
+def _organiser(username):
+    user = db.session.scalar(select(User).where(User.username == username.strip()))
+    if user is None or user.role != "organiser":
+        raise click.ClickException(f"no organiser account {username!r} (an admin manages every campaign already)")
+    return user
 
 
 @campaign_cli.command("import")
 @click.argument("path", type=click.Path(file_okay=False))
 @click.option("--dry-run", is_flag=True, help="Only validate; write nothing.")
 @click.option("--status", type=click.Choice(["draft", "open", "closed"]), default="open")
-def import_command(path, dry_run, status):
+@click.option("--organiser", "organiser_names", multiple=True, metavar="USERNAME",
+              help="An organiser who manages the campaign (repeat for more; admins manage every campaign).")
+def import_command(path, dry_run, status, organiser_names):
     """Import a campaign folder (see docs/campaign-format.md)."""
     try:
-        spec, _campaign = import_campaign(path, dry_run, status)
+        spec, _campaign = import_campaign(path, dry_run, status, organiser_names)
     except CampaignFormatError as exc:
         raise click.ClickException(f"{os.path.join(path, '')}{exc}") from None
     verb = "Valid" if dry_run else "Imported"
@@ -108,12 +123,14 @@ def create_user_command(role, email, username, password):
     import re
 
     from .auth.forms import USERNAME_PROBLEMS, USERNAME_RE
+    from .services import names
 
-    if not (3 <= len(username.strip()) <= 40 and re.match(USERNAME_RE, username.strip())):
+    username = names.normalise(username)  # as the forms store it (NFKC)
+    problem = accounts.username_problem(username)  # "invisible" first: a filler is a letter to the pattern
+    if problem is None and not (3 <= len(username) <= 40 and re.match(USERNAME_RE, username)):
         raise click.ClickException("the username: 3 to 40 letters, digits, '.', '-' or '_'")
-    if db.session.scalar(select(User.id).where(User.email == email.strip().lower())):
-        raise click.ClickException(f"an account with email {email} exists")
-    problem = accounts.username_problem(username)
+    if accounts.account_for(email) is not None:
+        raise click.ClickException(f"an account with email {email} (or another address of its mailbox) exists")
     if problem:
         raise click.ClickException(str(USERNAME_PROBLEMS[problem]))
     user = accounts.create_user(email, username, password, role=role)
@@ -121,6 +138,57 @@ def create_user_command(role, email, username, password):
         user.email_confirmed_at = utcnow()
     db.session.commit()
     click.echo(f"Created {role} {username} <{user.email}>.")
+
+
+@user_cli.command("role")
+@click.argument("email")
+@click.argument("role", type=click.Choice(ROLES))
+def role_command(email, role):
+    """Give an account another role (admin: manages every campaign and its organisers)."""
+    user = db.session.scalar(select(User).where(User.email == email.strip().lower()))
+    if user is None:
+        raise click.ClickException(f"no account with email {email}")
+    user.role = role
+    if role != "volunteer" and user.email_confirmed_at is None:
+        user.email_confirmed_at = utcnow()
+    db.session.commit()
+    click.echo(f"{user.username} <{user.email}> is now {role}.")
+
+
+organisers_cli = AppGroup("organisers", help="Who manages a campaign (admins manage every one).")
+campaign_cli.add_command(organisers_cli)
+
+
+@organisers_cli.command("list")
+@click.argument("slug")
+def organisers_list_command(slug):
+    """The organisers given the campaign."""
+    for user in organisers.organisers_of(_campaign(slug)):
+        click.echo(f"{user.username}\t{user.email}")
+
+
+@organisers_cli.command("add")
+@click.argument("slug")
+@click.argument("username")
+def organisers_add_command(slug, username):
+    """Give the campaign to an organiser."""
+    campaign, user = _campaign(slug), _organiser(username)
+    done = organisers.give(campaign, user)
+    db.session.commit()
+    click.echo(f"{user.username} {'now manages' if done else 'already managed'} {campaign.slug}.")
+
+
+@organisers_cli.command("remove")
+@click.argument("slug")
+@click.argument("username")
+def organisers_remove_command(slug, username):
+    """Take the campaign away from an organiser."""
+    campaign = _campaign(slug)
+    user = db.session.scalar(select(User).where(User.username == username.strip()))
+    if user is None or not organisers.take(campaign, user):
+        raise click.ClickException(f"{username!r} does not manage {slug}")
+    db.session.commit()
+    click.echo(f"{user.username} no longer manages {campaign.slug}.")
 
 
 @user_cli.command("password")
@@ -159,11 +227,16 @@ def load_demo():
             import_in_batches(spec, batch=current_app.config["BOZKA_IMPORT_BATCH"])
             click.echo(f"Loaded demo campaign {spec.slug}.")
     email, username = DEMO_ORGANISER
-    if db.session.scalar(select(User.id).where(User.email == email)):
-        return None
-    password = secrets.token_urlsafe(9)
-    user = accounts.create_user(email, username, password, role="organiser")
-    user.email_confirmed_at = utcnow()
+    user = db.session.scalar(select(User).where(User.email == email))
+    password = None
+    if user is None:
+        password = secrets.token_urlsafe(9)
+        user = accounts.create_user(email, username, password, role="organiser")
+        user.email_confirmed_at = utcnow()
+    if user.role == "organiser":  # the demo organiser manages the demo campaigns
+        for name in sorted(os.listdir(DEMO_DIR)):
+            slug = read_campaign(os.path.join(DEMO_DIR, name)).slug
+            organisers.give(db.session.scalar(select(Campaign).where(Campaign.slug == slug)), user)
     db.session.commit()
     return password
 
@@ -237,18 +310,24 @@ def export_command(kind, slug, fmt, output):
             handle.close()
 
 
+_BEACON_AT = click.DateTime(["%Y-%m-%dT%H:%M:%S", "%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M"])
+
+
 @raffle_cli.command("commit")
 @click.argument("slug")
 @click.option("--sha256", help="SHA-256 of your own secret seed; without it a seed is made and shown once.")
-def raffle_commit_command(slug, sha256):
-    """Publish the SHA-256 of the secret seed (before the first ticket; the
-    campaign's end, which must be set, becomes the time of the draw)."""
+@click.option("--beacon", required=True, help="The public draw or beacon whose value the draw will use.")
+@click.option("--beacon-at", type=_BEACON_AT, required=True, help="When its value is published (UTC, after the end).")
+def raffle_commit_command(slug, sha256, beacon, beacon_at):
+    """Publish the SHA-256 of the secret seed and name the beacon (before the
+    first ticket; the campaign's end, which must be set, becomes the time of
+    the draw, and the beacon's value must come out after it)."""
     from .services import raffle
 
     campaign = _campaign(slug)
     seed = None if sha256 else raffle.new_seed()
     try:
-        record = raffle.commit(campaign, sha256 or raffle.sha256_hex(seed))
+        record = raffle.commit(campaign, sha256 or raffle.sha256_hex(seed), beacon=beacon, beacon_at=beacon_at)
         db.session.commit()
     except raffle.RaffleError as exc:
         raise click.ClickException(str(exc)) from None
@@ -256,20 +335,39 @@ def raffle_commit_command(slug, sha256):
         click.echo(f"Secret seed (keep it safe, it is not stored): {seed}")
     click.echo(f"Published SHA-256: {sha256 or raffle.sha256_hex(seed)}")
     click.echo(f"Time of the draw (UTC, the campaign's end): {record.draw_at:%Y-%m-%d %H:%M}")
+    click.echo(f"Beacon: {record.beacon}, published at {record.beacon_at:%Y-%m-%d %H:%M:%S} UTC")
+
+
+@raffle_cli.command("beacon")
+@click.argument("slug")
+@click.option("--beacon", required=True, help="The public draw or beacon whose value the draw will use.")
+@click.option("--beacon-at", type=_BEACON_AT, required=True, help="When its value is published (UTC, after the end).")
+def raffle_beacon_command(slug, beacon, beacon_at):
+    """Name the beacon of a commitment published before beacons were
+    required (while the campaign is open)."""
+    from .services import raffle
+
+    try:
+        record = raffle.name_beacon(_campaign(slug), beacon, beacon_at)
+        db.session.commit()
+    except raffle.RaffleError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(f"Beacon: {record.beacon}, published at {record.beacon_at:%Y-%m-%d %H:%M:%S} UTC")
 
 
 @raffle_cli.command("draw")
 @click.argument("slug")
 @click.option("--seed", required=True)
+@click.option("--beacon", required=True, help="The beacon's value, exactly as it was published.")
 @click.option("--prizes", type=int, default=1, show_default=True)
-def raffle_draw_command(slug, seed, prizes):
-    """Reveal the seed and draw the winners (once the campaign has closed
-    and the time named in the commitment has come)."""
+def raffle_draw_command(slug, seed, beacon, prizes):
+    """Reveal the seed, give the beacon's value and draw the winners (once
+    the campaign has closed and the beacon's value is out)."""
     from .services import raffle
 
     campaign = _campaign(slug)
     try:
-        record = raffle.draw(campaign, seed, prizes)
+        record = raffle.draw(campaign, seed, prizes, beacon=beacon)
         db.session.commit()
     except raffle.RaffleError as exc:
         raise click.ClickException(str(exc)) from None
@@ -358,9 +456,13 @@ def restore_command(path, yes):
     url = db.engine.url
     if url.get_backend_name() != "sqlite":
         raise click.ClickException("this database is not SQLite: restore it with pg_restore or psql")
+    if serverlock.sqlite_file(url) is None:
+        raise click.ClickException(f"{url.database or 'this database'} is not a SQLite database file")
     db.engine.dispose()
     try:
-        with serverlock.exclusive(current_app.instance_path):  # held until restored: no server starts meanwhile
+        # The lock of the database itself, whatever the instance folder; held
+        # until restored, so no server starts on it meanwhile.
+        with serverlock.exclusive(url.database):
             if not yes:
                 click.confirm(f"Replace {url.database} with {path}?", abort=True)
             backup.restore_sqlite(path, url.database)
@@ -375,7 +477,8 @@ def server_running_message(exc):
     pids = ", ".join(str(pid) for pid in exc.pids)
     return (
         "a server is using this database, so nothing was restored: every server process holds a shared "
-        f"lock on {exc.path}{f' (held by process {pids})' if pids else ''}, and the lock is not free.\n"
+        f"lock on {exc.path}{f' (held by process {pids})' if pids else ''}, beside the database, whatever "
+        "its instance folder, and the lock is not free.\n"
         "Stop the server first (Ctrl+C where `make run` runs; `systemctl stop 'bozka@*'` for the "
         "deployed processes; or `kill` the gunicorn master), run flask restore again, then start the "
         "server (docs/deployment.md, \"Restoring a SQLite backup\")."
