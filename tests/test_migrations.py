@@ -98,3 +98,38 @@ def test_stored_english_dismissal_reasons_become_codes(tmp_path):
             assert connection.scalar(text("SELECT dismissed_reason FROM participations")) == sentence
     finally:
         engine.dispose()
+
+
+def test_every_existing_organiser_keeps_every_existing_campaign(tmp_path):
+    """Campaign organisers (issue 28): before, every organiser managed every
+    campaign, so the upgrade gives each organiser each campaign there is; the
+    downgrade makes admins organisers again (the older code knows no admin)."""
+    from sqlalchemy import text
+
+    url = f"sqlite:///{tmp_path / 'organisers.sqlite3'}"
+    flask_db(url, tmp_path, "upgrade", "b6e1f9d3a720")
+    engine = create_engine(url)
+    try:
+        with engine.begin() as connection:
+            inspector = inspect(connection)
+            for slug in ("one", "two"):
+                row = _row(inspector, "campaigns", slug=slug)
+                connection.execute(text(f"INSERT INTO campaigns ({', '.join(row)}) "
+                                        f"VALUES ({', '.join(':' + n for n in row)})"), row)
+            for name, role in (("ori", "organiser"), ("ane", "organiser"), ("res", "researcher"), ("vol", "volunteer")):
+                row = _row(inspector, "users", username=name, email=f"{name}@example.org", role=role)
+                connection.execute(text(f"INSERT INTO users ({', '.join(row)}) "
+                                        f"VALUES ({', '.join(':' + n for n in row)})"), row)
+        flask_db(url, tmp_path, "upgrade", "c4a8e2f6b913")
+        pairs = ("SELECT campaigns.slug, users.username FROM campaign_organisers JOIN campaigns ON campaigns.id = "
+                 "campaign_organisers.campaign_id JOIN users ON users.id = campaign_organisers.user_id")
+        with engine.begin() as connection:
+            assert sorted(connection.execute(text(pairs)).all()) == [
+                ("one", "ane"), ("one", "ori"), ("two", "ane"), ("two", "ori")]
+            connection.execute(text("UPDATE users SET role = 'admin' WHERE username = 'ori'"))
+        flask_db(url, tmp_path, "downgrade", "b6e1f9d3a720")
+        with engine.connect() as connection:
+            assert "campaign_organisers" not in inspect(connection).get_table_names()
+            assert connection.scalar(text("SELECT role FROM users WHERE username = 'ori'")) == "organiser"
+    finally:
+        engine.dispose()
