@@ -45,6 +45,10 @@ def write_campaign(folder, sentences=12, systems=("A", "B", "C"), controls=20, i
             f.write("source\tbetter\tworse\twhy\n")
             for i in range(1, practice + 1):
                 f.write(f"Practice {i}.\tRight {i}.\tWrong {i}.\tBecause {i}.\n")
+    if protocol == "pairwise":
+        # The tests written for the imported pool answer its controls by
+        # their texts; tests of generated controls ask for them.
+        settings = {"control_source": "imported", **settings}
     settings_toml = "".join(f"{k} = {v!r}\n".replace("'", '"') for k, v in settings.items())
     with open(os.path.join(folder, "campaign.toml"), "w") as f:
         f.write(
@@ -124,3 +128,20 @@ def build_app(tmp_path, **overrides):
             delattr(g, name)
 
     return app
+
+
+def give_every_campaign(user):
+    """An organiser made by a test manages every campaign there is (as the
+    migration gives existing organisers the existing campaigns): tests of
+    what an organiser does; tests/test_organiser_access.py tests who may."""
+    from sqlalchemy import select
+
+    from app.extensions import db
+    from app.models import Campaign
+    from app.services import organisers
+
+    if user.role == "organiser":
+        for campaign in db.session.scalars(select(Campaign)):
+            organisers.give(campaign, user)
+        db.session.commit()
+    return user

@@ -357,9 +357,7 @@ def test_invariants_under_interleaved_volunteers(app, tmp_path_factory, sentence
                 continue
             if i.is_control:
                 results.append(bool(i.passed))
-            expected = quality.dismissal_reason(
-                i.position, i.is_control, results, first=2, check_every=10, cutoff="1/3"
-            )
+            expected = quality.dismissal_reason(i.position, results, first=2, check_every=10, cutoff="1/3")
             if expected:
                 assert i is items[-1] or all(j.answered_at is None for j in items[items.index(i) + 1:])
                 break

@@ -90,8 +90,12 @@ def test_random_placement_one_control_per_block_at_the_volunteers_places(app, ma
 def test_random_placement_keeps_the_control_rules(app, make_campaign):
     campaign = make_campaign(sentences=40, systems=("A", "B"), control_placement="random")
     first = _volunteer(campaign, 1)
+    # "equal" on the first control: nothing said then, dismissed at the first check (item 10).
     step = _play(campaign, first, 1, choose=lambda item: "equal")
+    assert step.status == "accepted"
+    step = _play(campaign, first, 9)
     assert step.status == "dismissed" and step.dismissal_reason == quality.INITIAL_CONTROL_FAILED
+    assert max(item.position for item in _items(first)) == 10
     # Right on the first two, "equal" on every later control: too many failed by the check at item 10.
     second = _volunteer(campaign, 2)
 
@@ -109,7 +113,7 @@ def test_random_placement_keeps_the_control_rules(app, make_campaign):
         control = quality.is_control_position(position, 2, 5, "random", seed)
         if control:
             results.append(position <= 2)
-        if quality.dismissal_reason(position, control, results, first=2, check_every=10, cutoff="1/3"):
+        if quality.dismissal_reason(position, results, first=2, check_every=10, cutoff="1/3"):
             break
     assert position in (10, 20)
     assert max(item.position for item in _items(second) if item.answered_at) == position

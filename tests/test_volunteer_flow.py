@@ -172,6 +172,10 @@ def test_failing_controls_dismisses_with_a_kind_message(client, make_campaign):
     register(client)
     html = client.get("/c/test/evaluate").get_data(as_text=True)
     wrong = lambda left, right: "right" if right_answer(left, right) == "left" else "left"
+    # The first control failed: nothing said until the first check, at item 10 (issue 28).
+    for _ in range(9):
+        html = judge_items(client, html, wrong).get_data(as_text=True)
+        assert "you have not passed" not in html
     html = judge_items(client, html, wrong).get_data(as_text=True)
     assert "you have not passed the control sentences" in html
     assert "Your answers are kept for research" in html

@@ -5,12 +5,12 @@ answer, at fixed or secret places (``services.quality``)."""
 from itertools import combinations
 
 from flask_babel import lazy_gettext as _l
-from sqlalchemy import and_, bindparam, func, select
+from sqlalchemy import and_, bindparam, exists, func, insert, select
 from sqlalchemy.orm import aliased
 
 from ..database import execute
 from ..models import Control, Item, Output, Sentence, Slot
-from ..services import holds, quality
+from ..services import degrade, holds, quality
 from ..services.pseudonyms import pseudonym
 from ..services.slots import take_slot
 
@@ -54,12 +54,23 @@ def question(campaign):
 
 def serve(campaign, participation, position, rng):
     """The fields of the volunteer's item at ``position`` (with ``texts``:
-    source, left, right), or None when nothing is left to judge."""
+    source, left, right), or None when nothing is left to judge.
+
+    A control is generated for the volunteer (``control_source`` "generated")
+    or taken from the imported pool; a generated campaign falls back on its
+    pool, if it has one, when no control can be made, and serves a test item
+    when neither can."""
     seed = quality.volunteer_seed(campaign.pseudonym_salt, participation.id)
     if quality.is_control_position(
         position, campaign.control_first, campaign.control_every, campaign.control_placement, seed
     ):
-        return _serve_control(campaign, participation, rng, seed)
+        fields = None
+        if campaign.control_source == quality.GENERATED:
+            fields = _generate_control(campaign, participation, position, seed)
+        if fields is None:
+            fields = _serve_control(campaign, participation, rng, seed)
+        if fields is not None:
+            return fields
     taken = take_slot(campaign, participation, rng)
     if taken is None:
         return None
@@ -90,7 +101,7 @@ _last_seen = (
 _CONTROLS_SEEN = (
     select(Control.id, _last_seen.c.position)
     .select_from(Control.__table__.outerjoin(_last_seen, _last_seen.c.control_id == Control.id))
-    .where(Control.campaign_id == bindparam("campaign_id"))
+    .where(Control.campaign_id == bindparam("campaign_id"), Control.number.is_not(None))  # the pool only
     .order_by(Control.id)
 )
 
@@ -101,6 +112,8 @@ def _serve_control(campaign, participation, rng, seed):
     rows = execute(_CONTROLS_SEEN, {"campaign_id": campaign.id, "participation_id": participation.id}).all()
     # Only the volunteer's own subset of the pool (all of it by default).
     control_ids = quality.volunteer_controls([cid for cid, _position in rows], campaign.controls_per_volunteer, seed)
+    if not control_ids:
+        return None  # no pool
     last_seen = {cid: position for cid, position in rows if position is not None}
     unseen = [cid for cid in control_ids if cid not in last_seen]
     reused = not unseen
@@ -114,11 +127,70 @@ def _serve_control(campaign, participation, rng, seed):
     return dict(control_id=control_id, better_left=rng.random() < 0.5, control_reused=reused)
 
 
+# Draws before giving up on a generated control (each finds a sentence the
+# volunteer has not seen, long enough, with a long enough donor at once
+# unless the campaign is nearly used up for them).
+GENERATE_TRIES = 20
+_SENTENCE_COUNT = select(func.max(Sentence.number)).where(Sentence.campaign_id == bindparam("campaign_id"))
+# The outputs of the sentence numbered ``number``, unless the volunteer has
+# seen it (as a test or a control: never both, never twice).
+_UNSEEN_OUTPUTS = (
+    select(Sentence.id, Sentence.source, Output.system_id, Output.text)
+    .join(Output, Output.sentence_id == Sentence.id)
+    .where(
+        Sentence.campaign_id == bindparam("campaign_id"),
+        Sentence.number == bindparam("number"),
+        ~exists().where(Item.participation_id == bindparam("participation_id"), Item.sentence_id == Sentence.id),
+    )
+    .order_by(Output.system_id)
+)
+_DONOR_OUTPUTS = (
+    select(Output.text)
+    .join(Sentence, Sentence.id == Output.sentence_id)
+    .where(Sentence.campaign_id == bindparam("campaign_id"), Sentence.number == bindparam("number"))
+    .order_by(Output.system_id)
+)
+_INSERT_CONTROL = insert(Control.__table__).returning(Control.id)
+
+
+def _generate_control(campaign, participation, position, seed):
+    """A control made for this volunteer from the campaign's own material
+    (``degrade.replace_span``): a sentence they have not seen, one system's
+    output as the better translation, the same output with a run of words
+    replaced by words of another sentence's output as the worse; everything
+    drawn from their secret seed. None when no control can be made."""
+    last = execute(_SENTENCE_COUNT, {"campaign_id": campaign.id}).scalar()
+    if not last or last < 2:
+        return None
+    draw = quality.control_draw(seed, position)
+    for _try in range(GENERATE_TRIES):
+        number, donor_number = draw.randrange(1, last + 1), draw.randrange(1, last + 1)
+        rows = execute(
+            _UNSEEN_OUTPUTS, {"campaign_id": campaign.id, "number": number, "participation_id": participation.id}
+        ).all()
+        donors = execute(_DONOR_OUTPUTS, {"campaign_id": campaign.id, "number": donor_number}).scalars().all()
+        if not rows or not donors or donor_number == number:
+            continue
+        sentence_id, source, system_id, better = rows[draw.randrange(len(rows))]
+        worse = degrade.replace_span(better, donors[draw.randrange(len(donors))], draw)
+        if worse is None:
+            continue
+        control_id = execute(_INSERT_CONTROL, dict(
+            campaign_id=campaign.id, number=None, source=source, better=better, worse=worse,
+            sentence_id=sentence_id, system_id=system_id,
+        )).scalar_one()
+        better_left = draw.random() < 0.5
+        return dict(control_id=control_id, sentence_id=sentence_id, better_left=better_left, control_reused=False,
+                    texts=(source, better, worse) if better_left else (source, worse, better))
+    return None
+
+
 _shown_left, _shown_right = aliased(Output), aliased(Output)
 # The volunteer's current item with the texts it shows, in one statement.
 CURRENT_ITEM = (
     select(Item, Sentence.source, _shown_left.text, _shown_right.text, Control.source, Control.better, Control.worse)
-    .outerjoin(Sentence, Sentence.id == Item.sentence_id)
+    # A generated control names its sentence too: its texts are the control's (read once).
+    .outerjoin(Sentence, (Sentence.id == Item.sentence_id) & Item.control_id.is_(None))
     .outerjoin(
         _shown_left,
         (_shown_left.sentence_id == Item.sentence_id) & (_shown_left.system_id == Item.left_system_id),
@@ -212,15 +284,11 @@ _CONTROL_RESULTS = (
 def dismissal_reason(campaign, participation, item):
     """Why the volunteer must stop now (``quality.dismissal_reason``), or None.
     The results are read only where the rule can dismiss."""
-    if not quality.may_dismiss(
-        item.position, item.is_control, participation.controls_answered,
-        first=campaign.control_first, check_every=campaign.check_every,
-    ):
+    if not quality.may_dismiss(item.position, check_every=campaign.check_every):
         return None
     results = execute(_CONTROL_RESULTS, {"participation_id": participation.id}).scalars().all()
     return quality.dismissal_reason(
         item.position,
-        item.is_control,
         results,
         first=campaign.control_first,
         check_every=campaign.check_every,

@@ -16,7 +16,7 @@ from .. import protocols
 from ..stats.bozka_reader import ANSWER_LABELS  # a system so named would read as an answer
 from .campaign_texts import read_texts
 from .format_error import CampaignFormatError
-from .quality import PLACEMENTS, is_control_position, pool_warning
+from .quality import CONTROL_SOURCES, IMPORTED, PLACEMENTS, is_control_position, pool_warning
 
 SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
 LANG_RE = re.compile(r"^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$")
@@ -35,6 +35,7 @@ SETTINGS = {
     "control_first": (int, 2, 0),
     "control_every": (int, 5, 2),
     "control_placement": (str, "fixed", None),
+    "control_source": (str, "generated", None),
     "controls_per_volunteer": (int, 0, 0),
     "expected_volunteers": (int, 0, 0),
     "failure_cutoff": (str, "1/3", None),
@@ -49,7 +50,7 @@ SETTINGS = {
     "hold_fast_run": (int, 5, 0),
 }
 # Settings whose value is one of a list of words.
-WORD_SETTINGS = {"control_placement": PLACEMENTS}
+WORD_SETTINGS = {"control_placement": PLACEMENTS, "control_source": CONTROL_SOURCES}
 
 
 @dataclass
@@ -392,7 +393,10 @@ def _instructions(folder, name):
 
 
 def _controls_and_practice(folder, data, settings, sources):
-    """The controls, the practice items and warnings about the control pool."""
+    """The controls, the practice items and warnings about the control pool.
+    Generated controls need no file; one given is their fallback."""
+    if "controls" not in data and settings["control_source"] != IMPORTED:
+        return [], _practice(folder, data.get("practice") and _require(data, "practice"), None, [], sources), []
     controls_file, controls = _controls(folder, _require(data, "controls"))
     covered = min(len(sources), CONTROL_COVERAGE)
     needed = controls_needed(
@@ -422,7 +426,9 @@ def _controls_and_practice(folder, data, settings, sources):
     if practice_name is not None:
         practice_name = _require(data, "practice")
     practice = _practice(folder, practice_name, controls_file, controls, sources)
-    small_pool = pool_warning(len(controls), per_volunteer, settings["expected_volunteers"])
+    small_pool = settings["control_source"] == IMPORTED and pool_warning(
+        len(controls), per_volunteer, settings["expected_volunteers"]
+    )
     return controls, practice, [f"{controls_file}: {small_pool}"] if small_pool else []
 
 

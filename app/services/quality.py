@@ -2,6 +2,7 @@
 import hashlib
 import heapq
 import math
+import random
 from fractions import Fraction
 
 # Stored reason codes (Participation.dismissed_reason; labels in choices.DISMISSAL_REASONS).
@@ -10,6 +11,11 @@ CONTROL_FAILURE_RATE = "control_share_exceeded"
 
 
 PLACEMENTS = ("fixed", "random")
+# Where a pairwise campaign's controls come from (docs/campaign-format.md):
+# made for each volunteer from the campaign's own outputs, or the imported pool.
+GENERATED = "generated"
+IMPORTED = "imported"
+CONTROL_SOURCES = (GENERATED, IMPORTED)
 
 
 def volunteer_seed(salt, participation_id):
@@ -116,27 +122,36 @@ def failure_share(results, window=0):
     return Fraction(sum(1 for passed in considered if not passed), len(considered))
 
 
-def may_dismiss(position, answered_control, controls_answered, *, first, check_every):
-    """Whether ``dismissal_reason`` can dismiss after item ``position``: at a
-    check, or for one of the first ``first`` controls (``controls_answered``
-    counts this one). Elsewhere the results need not be read."""
-    return position % check_every == 0 or (answered_control and controls_answered <= first)
+def may_dismiss(position, *, check_every):
+    """Whether ``dismissal_reason`` can dismiss after item ``position``: only
+    at a check. Elsewhere the results need not be read."""
+    return position % check_every == 0
 
 
-def dismissal_reason(position, answered_control, results, *, first, check_every, cutoff, window=0):
+def dismissal_reason(position, results, *, first, check_every, cutoff, window=0):
     """Why the volunteer must stop after answering item ``position``, or None.
 
     ``results`` are the pass/fail outcomes of every control answered so far,
-    including this item's when ``answered_control`` is true. Failing any of
-    the first ``first`` controls ends participation at once; after that the
-    failure share is checked only at every ``check_every``-th item, just
-    before a raffle ticket would be given, and must not exceed ``cutoff``.
+    oldest first. Nothing is decided between checks (every ``check_every``-th
+    item, just before a raffle ticket would be given): failing any of the
+    first ``first`` controls ends participation at the first check, with the
+    same reason whichever failed, so the answer does not tell which item was
+    a control (issue 28); then the failure share must not exceed ``cutoff``.
     """
-    if answered_control and len(results) <= first and not results[-1]:
+    if position % check_every:
+        return None
+    if not all(results[:first]):
         return INITIAL_CONTROL_FAILED
-    if position % check_every == 0 and failure_share(results, window) > Fraction(cutoff):
+    if failure_share(results, window) > Fraction(cutoff):
         return CONTROL_FAILURE_RATE
     return None
+
+
+def control_draw(seed, position):
+    """The random source a generated control at ``position`` is drawn from
+    (its sentence, system, replaced words and side): the volunteer's secret
+    seed, so each account gets its own controls and nobody can predict them."""
+    return random.Random(digest(f"{seed}:control:{position}"))
 
 
 def too_fast(seconds, words, seconds_per_word=0.0375, minimum=0.5):
