@@ -105,6 +105,9 @@ class Campaign(db.Model):
     # Each volunteer is served from their own subset of this many controls
     # (0: the whole pool); expected_volunteers sizes the importer's warning.
     controls_per_volunteer = db.Column(db.Integer, nullable=False, default=0)
+    # "generated": controls made for each volunteer from the campaign's own
+    # outputs (quality.CONTROL_SOURCES); "imported": the controls file's pool.
+    control_source = db.Column(db.String(16), nullable=False, default="generated", server_default="generated")
     expected_volunteers = db.Column(db.Integer, nullable=False, default=0)
     failure_cutoff = db.Column(db.String(16), nullable=False, default="1/3")
     check_every = db.Column(db.Integer, nullable=False, default=10)
@@ -233,10 +236,14 @@ class Control(db.Model):
     __table_args__ = (UniqueConstraint("campaign_id", "number"),)
     id = db.Column(db.Integer, primary_key=True)
     campaign_id = db.Column(db.Integer, db.ForeignKey("campaigns.id"), nullable=False)
-    number = db.Column(db.Integer, nullable=False)
+    number = db.Column(db.Integer)  # the line of the controls file; None for a generated control
     source = db.Column(db.Text, nullable=False)
     better = db.Column(db.Text, nullable=False)
     worse = db.Column(db.Text, nullable=False)
+    # A generated control (protocols.pairwise): made for one volunteer from
+    # the output of ``system_id`` for ``sentence_id``; None in the pool.
+    sentence_id = db.Column(db.Integer, db.ForeignKey("sentences.id"))
+    system_id = db.Column(db.Integer, db.ForeignKey("systems.id"))
 
 
 class PracticeItem(db.Model):
