@@ -190,3 +190,122 @@ def test_a_control_and_a_test_item_look_the_same(app, client, make_campaign):
     assert shape(control) == shape(test) and shape(control["item"]) == shape(test["item"])
     assert set(control["item"]) == {"token", "source", "left", "right"}
     assert len(control["item"]["token"]) == len(test["item"]["token"])
+
+
+# Generated controls (issue 28): each volunteer's own, made from the campaign's outputs.
+
+def _control(item):
+    return db.session.get(Control, item.control_id)
+
+
+def test_generated_controls_are_each_volunteers_own_and_never_a_sentence_they_judge(app, make_campaign):
+    from app.models import Output, Sentence
+
+    campaign = make_campaign(sentences=40, systems=("A", "B", "C"), control_source="generated")
+    pool = set(db.session.scalars(select(Control.id)))
+    outputs = {(o.sentence_id, o.system_id): o.text for o in db.session.scalars(select(Output))}
+    sources = {s.id: s.source for s in db.session.scalars(select(Sentence))}
+    schedules, sides = [], set()
+    for n in range(3):
+        participation = _volunteer(campaign, n)
+        _play(campaign, participation, 30)
+        items = _items(participation)
+        controls = [item for item in items if item.is_control]
+        assert [c.position for c in controls] == [1, 2, 5, 10, 15, 20, 25, 30]
+        judged = {item.sentence_id for item in items if not item.is_control}
+        for item in controls:
+            made = _control(item)
+            assert made.id not in pool and made.number is None and not item.control_reused
+            assert made.sentence_id == item.sentence_id and made.sentence_id not in judged
+            # The better side is the system's own output; the worse keeps its length in words.
+            assert made.source == sources[made.sentence_id]
+            assert made.better == outputs[(made.sentence_id, made.system_id)]
+            assert made.worse != made.better and len(made.worse.split()) == len(made.better.split())
+            sides.add(item.better_left)
+        assert len({c.sentence_id for c in controls}) == len(controls)
+        assert participation.controls_failed == 0 and not participation.is_dismissed
+        schedules.append(tuple(c.sentence_id for c in controls))
+    assert len(set(schedules)) == 3 and sides == {True, False}
+    # The pool was never served.
+    assert not db.session.scalar(select(Item.id).where(Item.control_id.in_(pool)))
+
+
+def test_generated_controls_fall_back_on_the_pool_then_on_test_items(app, make_campaign):
+    from app.models import Output
+
+    campaign = make_campaign(sentences=30, systems=("A", "B"), control_source="generated")
+    for output in db.session.scalars(select(Output)):
+        output.text = "x"  # one word of one letter: nothing to degrade
+    db.session.commit()
+    pool = set(db.session.scalars(select(Control.id)))
+    first = _volunteer(campaign, 1)
+    _play(campaign, first, 5)
+    assert [i.control_id in pool for i in _items(first) if i.is_control] == [True, True, True]
+    # Without a pool either, the control's place goes to a test item.
+    db.session.execute(Item.__table__.delete())
+    db.session.execute(Control.__table__.delete())
+    db.session.commit()
+    second = _volunteer(campaign, 2)
+    _play(campaign, second, 5)
+    assert [i.is_control for i in _items(second)][:5] == [False] * 5
+
+
+def test_a_generated_campaign_needs_no_controls_file(app, tmp_path):
+    folder = write_campaign(str(tmp_path / "nofile"), sentences=30, control_source="generated")
+    os.remove(os.path.join(folder, "controls.tsv"))
+    manifest = os.path.join(folder, "campaign.toml")
+    with open(manifest) as handle:
+        text = handle.read().replace('controls = "controls.tsv"\n', "")
+    with open(manifest, "w") as handle:
+        handle.write(text)
+    runner = app.test_cli_runner()
+    result = runner.invoke(args=["campaign", "import", "--dry-run", folder])
+    assert result.exit_code == 0 and "Warning" not in result.output, result.output
+    # The imported pool still needs its file; a word that is no source is refused.
+    with open(manifest, "w") as handle:
+        handle.write(text.replace('control_source = "generated"', 'control_source = "imported"'))
+    result = runner.invoke(args=["campaign", "import", "--dry-run", folder])
+    assert result.exit_code == 1 and "'controls' is required" in result.output
+    with open(manifest, "w") as handle:
+        handle.write(text.replace('control_source = "generated"', 'control_source = "pooled"'))
+    result = runner.invoke(args=["campaign", "import", "--dry-run", folder])
+    assert result.exit_code == 1 and "control_source must be one of: generated, imported" in result.output
+
+
+def _judge_through_the_api(client, wrong_at, items=10):
+    """Answer ``items`` items through the JSON API, the control at position
+    ``wrong_at`` wrong and everything else right; the responses, without the
+    item shown next (its texts and token differ anyway)."""
+    headers = {"X-CSRFToken": csrf_token(client, "/c/test/welcome")}
+    data = client.get("/c/test/api/item").get_json()
+    responses = []
+    for position in range(1, items + 1):
+        item = db.session.scalar(select(Item).where(Item.token == data["item"]["token"]))
+        assert item.position == position
+        right = "left" if not item.is_control or item.better_left else "right"
+        choice = ("right" if right == "left" else "left") if position == wrong_at else right
+        data = client.post("/c/test/api/judgment", json={"token": item.token, "choice": choice},
+                           headers=headers).get_json()
+        responses.append({key: value for key, value in data.items() if key != "item"})
+        if data["status"] == "dismissed":
+            break
+    return responses
+
+
+def test_failing_a_first_control_is_told_only_at_the_first_check_and_not_which(app, make_campaign):
+    make_campaign(sentences=40, control_source="generated", **QUIET_SIGNS)
+    told = {}
+    for name, wrong_at in (("first", 1), ("second", 2), ("none", None)):
+        client = app.test_client()
+        register(client, username=name, email=f"{name}@example.org")
+        told[name] = _judge_through_the_api(client, wrong_at)
+        told[name + "_page"] = client.get("/c/test/evaluate").get_data(as_text=True)
+    # Items 1 to 9: the same answers whether a first control failed or not.
+    assert told["first"][:9] == told["second"][:9] == told["none"][:9]
+    assert all(step["status"] == "accepted" for step in told["none"])
+    # Item 10, the first check: the same dismissal whichever first control failed.
+    assert told["first"][9] == told["second"][9]
+    assert told["first"][9]["status"] == "dismissed" and len(told["first"]) == 10
+    csrf = re.compile(r'value="[^"]{40,}"')
+    assert csrf.sub("", told["first_page"]) == csrf.sub("", told["second_page"].replace("second", "first"))
+    assert "you have not passed the control sentences" in told["first_page"]
