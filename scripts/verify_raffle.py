@@ -1,47 +1,53 @@
-"""Recompute a Bozka raffle draw from the published seed and ticket list.
+"""Check a Bozka raffle draw: exit 0 only if every check holds.
 
-    python scripts/verify_raffle.py --seed SEED --tickets tickets.csv --prizes N \
-        [--sha256 COMMITMENT] [--tickets-sha256 LIST_HASH]
+    python scripts/verify_raffle.py --draw raffle.json --tickets tickets.csv --beacon "VALUE"
 
-Prints whether SHA-256(seed) matches the published commitment, the SHA-256
-of the ticket list (and whether it matches the one the raffle page
-published), and the winners, prize by prize: the winning numbers depend on
-both the seed and that list. Needs only the Python standard library.
+raffle.json is what the raffle page publishes (/c/<slug>/raffle.json, after
+the draw); tickets.csv the ticket list (/c/<slug>/raffle/tickets.csv) as you
+saved it once the campaign had closed, or after the draw; VALUE the beacon's
+value as you read it at its source (the commitment names the beacon). The
+script checks that the revealed seed is the committed one, that the beacon
+was named before the close and published after it, that the draw used the
+value you give, that no ticket was voided after the close, that your list is
+the one the draw used, and that the winners follow. It fetches nothing and
+needs only the Python standard library.
 """
 import argparse
 import csv
+import json
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from app.services.raffle_rules import draw_winners, sha256_hex, tickets_digest  # noqa: E402
+from app.services.raffle_rules import check_draw, draw_winners  # noqa: E402
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seed", required=True)
+    parser.add_argument("--draw", required=True, help="the raffle's published record (raffle.json)")
     parser.add_argument("--tickets", required=True, help="CSV with columns ticket,volunteer")
-    parser.add_argument("--prizes", type=int, required=True)
-    parser.add_argument("--sha256", help="the published commitment")
-    parser.add_argument("--tickets-sha256", help="the published SHA-256 of the ticket list")
+    parser.add_argument("--beacon", required=True, help="the beacon's value, as published at its source")
     args = parser.parse_args(argv)
-    with open(args.tickets, newline="", encoding="utf-8") as handle:
-        tickets = [(int(row["ticket"]), row["volunteer"]) for row in csv.DictReader(handle)]
-    if args.sha256:
-        ok = sha256_hex(args.seed) == args.sha256.strip().lower()
-        print(f"commitment: {'matches' if ok else 'DOES NOT MATCH'}")
-        if not ok:
-            return 1
-    digest = tickets_digest(sorted(tickets))
-    print(f"tickets: {len(tickets)}, list SHA-256 {digest}")
-    if args.tickets_sha256:
-        ok = digest == args.tickets_sha256.strip().lower()
-        print(f"ticket list: {'matches' if ok else 'DOES NOT MATCH'}")
-        if not ok:
-            return 1
-    for winner in draw_winners(args.seed, tickets, args.prizes):
+    try:
+        with open(args.draw, encoding="utf-8") as handle:
+            published = json.load(handle)
+        with open(args.tickets, newline="", encoding="utf-8") as handle:
+            tickets = [(int(row["ticket"]), row["volunteer"]) for row in csv.DictReader(handle)]
+    except (OSError, ValueError, KeyError) as exc:
+        print(f"cannot read the files: {exc}", file=sys.stderr)
+        return 2
+    checks = check_draw(published, tickets, args.beacon)
+    for what, problem in checks:
+        print(f"{what}: {'ok' if problem is None else 'FAILS: ' + problem}")
+    failed = [what for what, problem in checks if problem is not None]
+    if failed:
+        print(f"THE DRAW DOES NOT CHECK OUT ({', '.join(failed)})")
+        return 1
+    print(f"tickets: {len(tickets)}")
+    for winner in draw_winners(published["draw"]["seed"], tickets, published["draw"]["prizes"], args.beacon):
         print(f"prize {winner['prize']}: ticket {winner['ticket']} ({winner['volunteer']})")
+    print("the draw checks out")
     return 0
 
 

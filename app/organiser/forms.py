@@ -38,10 +38,24 @@ class CommitForm(Form):
         _l("SHA-256 of your secret seed (leave empty to let Bozka make a seed)"),
         validators=[Optional(), Regexp(r"^[0-9a-fA-F]{64}$", message=_l("64 hexadecimal characters."))],
     )
+    beacon = StringField(
+        _l("The public draw or beacon whose value the draw will use"),
+        validators=[DataRequired(), at_most(200), VisibleText()],
+        description=_l("Something nobody knows before it is published, named so anyone can look it up: for "
+                       "example “drand quicknet, round 1234567 (its randomness)” or “the five numbers of the "
+                       "national lottery draw of 5 December”."),
+    )
+    # Seconds too (the input's step is 1): a beacon's round can come soon after the end.
+    beacon_at = DateTimeLocalField(
+        _l("When its value is published (UTC, after the campaign's end)"),
+        format=["%Y-%m-%dT%H:%M:%S", "%Y-%m-%dT%H:%M"], validators=[InputRequired()], render_kw={"step": "1"},
+    )
 
 
 class DrawForm(Form):
     seed = StringField(_l("The secret seed"), validators=[DataRequired(), at_most(200)])
+    beacon = StringField(_l("The beacon's value, exactly as it was published"),
+                         validators=[DataRequired(), at_most(200), VisibleText()])
     prizes = IntegerField(_l("Number of prizes"), default=1, validators=[InputRequired(), Bounded(min=1, max=1000)])
 
 

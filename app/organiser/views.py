@@ -1,5 +1,5 @@
 from flask import Response, abort, current_app, flash, redirect, render_template, url_for
-from flask_babel import format_datetime, gettext as _
+from flask_babel import gettext as _
 from flask_login import current_user
 from sqlalchemy import func, select
 
@@ -82,14 +82,16 @@ def set_status(slug):
     campaign = campaign_or_404(slug)
     form = StatusForm()
     if form.validate_on_submit():
-        draw_at = raffle.end_too_early(raffle.commitment(campaign), form.ends_at.data)
+        now = utcnow()
+        refused = raffle.change_refused(campaign, raffle.commitment(campaign), form.status.data, form.ends_at.data,
+                                        now)
         if form.starts_at.data and form.ends_at.data and form.ends_at.data <= form.starts_at.data:
             flash(_("The end must come after the start."), "error")
-        elif draw_at:
-            flash(_("The raffle commitment names %(time)s UTC as the time of the draw: the campaign cannot end "
-                    "earlier.", time=format_datetime(draw_at, "medium")), "error")
+        elif refused:
+            flash(str(refused), "error")
         else:
             form.populate_obj(campaign)
+            raffle.note_status(campaign, now)
             audit(current_user, "campaign.status", campaign.slug, status=campaign.status,
                   starts_at=str(campaign.starts_at or ""), ends_at=str(campaign.ends_at or ""))
             db.session.commit()
@@ -131,12 +133,14 @@ def raffle_commit(slug):
     campaign = campaign_or_404(slug)
     form = CommitForm()
     if not form.validate_on_submit():
-        flash(_("64 hexadecimal characters."), "error")
+        _flash_errors(form)
         return redirect(url_for("organiser.campaign", slug=slug))
     seed = None if form.seed_sha256.data else raffle.new_seed()
     try:
-        record = raffle.commit(campaign, form.seed_sha256.data or raffle.sha256_hex(seed), current_user.id, utcnow())
-        audit(current_user, "raffle.commit", campaign.slug, sha256=record.seed_sha256)
+        record = raffle.commit(campaign, form.seed_sha256.data or raffle.sha256_hex(seed), current_user.id, utcnow(),
+                               beacon=form.beacon.data, beacon_at=form.beacon_at.data)
+        audit(current_user, "raffle.commit", campaign.slug, sha256=record.seed_sha256, beacon=record.beacon,
+              beacon_at=str(record.beacon_at))
         db.session.commit()
     except raffle.RaffleError as exc:
         db.session.rollback()
@@ -152,8 +156,9 @@ def raffle_draw(slug):
     form = DrawForm()
     if form.validate_on_submit():
         try:
-            record = raffle.draw(campaign, form.seed.data.strip(), form.prizes.data, utcnow())
-            audit(current_user, "raffle.draw", campaign.slug, prizes=record.prizes, winners=record.winners)
+            record = raffle.draw(campaign, form.seed.data.strip(), form.prizes.data, utcnow(), beacon=form.beacon.data)
+            audit(current_user, "raffle.draw", campaign.slug, prizes=record.prizes, beacon=record.beacon_value,
+                  winners=record.winners)
             db.session.commit()
             flash(_("The raffle was drawn."), "info")
         except raffle.RaffleError as exc:
@@ -267,7 +272,7 @@ def volunteer(slug, participation_id):
 @role_required("organiser")
 def clear_hold(slug, participation_id):
     return _decide(slug, participation_id, PostForm(), "volunteer.clear_hold",
-                   lambda campaign, participation: review.clear_hold(participation),
+                   lambda campaign, participation: review.clear_hold(participation, utcnow()),
                    _("The hold is cleared."))
 
 

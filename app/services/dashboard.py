@@ -198,6 +198,8 @@ def raffle_state(campaign):
         "tickets": tickets,
         "commitment": record.seed_sha256 if record else None,
         "draw_at": record.draw_at if record else None,
+        "beacon": record.beacon if record else None,
+        "beacon_at": record.beacon_at if record else None,
         "drawn_at": record.drawn_at.isoformat(timespec="seconds") + "Z" if record and record.drawn_at else None,
         "seed": record.seed if record and record.drawn_at else None,
         "winners": record.winners if record and record.drawn_at else [],

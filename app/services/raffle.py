@@ -1,20 +1,22 @@
 """The raffle: nobody can steer it, anyone can check it (docs/raffle.md).
 
 Before the first ticket the organiser publishes SHA-256(seed) of a secret
-seed, and the commitment names the time of the draw: the campaign's end.
-After the campaign has closed, the draw reveals the seed; the winners
-depend on the seed and on the SHA-256 of the final ticket list, and anyone
-can recompute them with ``draw_winners`` (or ``scripts/verify_raffle.py``).
+seed, and the commitment names the campaign's end and a public beacon (a
+lottery's draw, a drand round) published after it. The ticket list freezes
+at the close: no void, no hold cleared, no re-opening. The draw reveals the
+seed and takes the beacon's value; the winners depend on both and on the
+SHA-256 of the frozen list, so nobody knew them while the list could still
+change, and anyone can check them with ``scripts/verify_raffle.py``.
 """
 import secrets
 
 from flask_babel import format_datetime, lazy_gettext as _l
-from sqlalchemy import select
+from sqlalchemy import or_, select
 
 from ..extensions import db
 from ..models import Campaign, Participation, RaffleCommitment, Ticket, User, utcnow
 from .pseudonyms import pseudonym
-from .raffle_rules import draw_winners, sha256_hex, tickets_digest  # noqa: F401
+from .raffle_rules import draw_winners, iso, normal_beacon, sha256_hex, tickets_digest  # noqa: F401
 
 
 class RaffleError(ValueError):
@@ -25,23 +27,40 @@ def new_seed():
     return secrets.token_hex(32)
 
 
-def eligible_tickets(campaign):
+def eligible_tickets(campaign, now=None):
     """(number, pseudonym) of tickets of confirmed volunteers who are neither
-    dismissed nor held for review."""
+    dismissed nor held for review; once the list froze (``frozen_at``), as
+    they were at that moment: what happened after it changes nothing."""
+    frozen = frozen_at(campaign, commitment(campaign), now or utcnow())
+    if frozen is None:
+        conditions = (Ticket.voided_at.is_(None), Participation.dismissed_at.is_(None),
+                      Participation.held_at.is_(None), User.email_confirmed_at.is_not(None))
+    else:
+        conditions = (Ticket.created_at < frozen,
+                      or_(Ticket.voided_at.is_(None), Ticket.voided_at >= frozen),
+                      or_(Participation.dismissed_at.is_(None), Participation.dismissed_at >= frozen),
+                      or_(Participation.held_at.is_(None), Participation.held_at >= frozen),
+                      User.email_confirmed_at < frozen)
     rows = db.session.execute(
         select(Ticket.number, User.id)
         .join(Participation, Participation.id == Ticket.participation_id)
         .join(User, User.id == Participation.user_id)
-        .where(
-            Ticket.campaign_id == campaign.id,
-            Ticket.voided_at.is_(None),
-            Participation.dismissed_at.is_(None),
-            Participation.held_at.is_(None),
-            User.email_confirmed_at.is_not(None),
-        )
+        .where(Ticket.campaign_id == campaign.id, *conditions)
         .order_by(Ticket.number)
     ).all()
     return [(number, pseudonym(campaign, user_id)) for number, user_id in rows]
+
+
+def voids(campaign):
+    """Every voided ticket of the campaign (number, pseudonym, voided_at), in
+    the order voided: published, so that no void goes unseen."""
+    rows = db.session.execute(
+        select(Ticket.number, Participation.user_id, Ticket.voided_at)
+        .join(Participation, Participation.id == Ticket.participation_id)
+        .where(Ticket.campaign_id == campaign.id, Ticket.voided_at.is_not(None))
+        .order_by(Ticket.voided_at, Ticket.number)
+    ).all()
+    return [(number, pseudonym(campaign, user_id), voided_at) for number, user_id, voided_at in rows]
 
 
 def published_tickets(campaign):
@@ -50,6 +69,27 @@ def published_tickets(campaign):
     if record is not None and record.drawn_at is not None:
         return [tuple(ticket) for ticket in record.tickets]
     return eligible_tickets(campaign)
+
+
+def public_record(campaign, now=None):
+    """What ``/c/<slug>/raffle.json`` publishes, plain values: everything
+    ``raffle_rules.check_draw`` needs but the ticket list and the beacon's
+    value, which a checker takes from their own copy and from the beacon."""
+    now = now or utcnow()
+    record = commitment(campaign)
+    made = {"campaign": campaign.slug, "commitment": None, "closed_at": iso(frozen_at(campaign, record, now)),
+            "voids": [{"ticket": number, "volunteer": holder, "voided_at": iso(at)}
+                      for number, holder, at in voids(campaign)],
+            "tickets_sha256": tickets_digest(published_tickets(campaign)), "draw": None}
+    if record is not None:
+        made["commitment"] = {"seed_sha256": record.seed_sha256, "committed_at": iso(record.committed_at),
+                              "draw_at": iso(record.draw_at), "beacon": record.beacon,
+                              "beacon_at": iso(record.beacon_at)}
+        if record.drawn_at is not None:
+            made["draw"] = {"drawn_at": iso(record.drawn_at), "seed": record.seed, "beacon_value": record.beacon_value,
+                            "prizes": record.prizes, "tickets_sha256": record.tickets_sha256,
+                            "winners": record.winners}
+    return made
 
 
 def commitment(campaign):
@@ -61,15 +101,31 @@ def is_closed(campaign, now):
     return campaign.status == "closed" or (campaign.ends_at is not None and now >= campaign.ends_at)
 
 
+def frozen_at(campaign, record, now):
+    """When the ticket list froze, or None while it may still change: the
+    organiser's early close (stamped by ``note_status``), else the campaign's
+    end once past, else (a close nobody stamped) the end or now."""
+    if record is not None and record.closed_at is not None:
+        return record.closed_at
+    if campaign.ends_at is not None and now >= campaign.ends_at:
+        return campaign.ends_at
+    if campaign.status == "closed":
+        return campaign.ends_at or now
+    return None
+
+
 def has_tickets(campaign):
     """Whether any ticket was ever won in this campaign, void ones included."""
     return db.session.scalar(select(Ticket.id).where(Ticket.campaign_id == campaign.id).limit(1)) is not None
 
 
-def commit(campaign, seed_sha256, user_id=None, now=None):
-    """Publish SHA-256(seed); the draw will take place at the campaign's end."""
+def commit(campaign, seed_sha256, user_id=None, now=None, beacon=None, beacon_at=None):
+    """Publish SHA-256(seed) and the beacon the draw will use: ``beacon``
+    names it (what to read, where), ``beacon_at`` is when its value is
+    published, after the campaign's end; the draw takes place after both."""
     now = now or utcnow()
     seed_sha256 = seed_sha256.strip().lower()
+    beacon = " ".join((beacon or "").split())
     if len(seed_sha256) != 64 or any(c not in "0123456789abcdef" for c in seed_sha256):
         raise RaffleError(_l("The commitment must be a SHA-256 in hexadecimal (64 characters)."))
     if commitment(campaign) is not None:
@@ -82,29 +138,91 @@ def commit(campaign, seed_sha256, user_id=None, now=None):
         # Once tickets exist, an organiser who knows the seed could pick a
         # moment to commit that favours someone.
         raise RaffleError(_l("The commitment must be published before the first raffle ticket is won."))
+    check_beacon(campaign, beacon, beacon_at)
     record = RaffleCommitment(campaign_id=campaign.id, seed_sha256=seed_sha256, committed_by=user_id,
-                              committed_at=now, draw_at=campaign.ends_at)
+                              committed_at=now, draw_at=campaign.ends_at, beacon=beacon, beacon_at=beacon_at)
     db.session.add(record)
     db.session.flush()
     return record
 
 
-def end_too_early(record, ends_at):
-    """The committed draw time when the campaign's end may not move to
-    ``ends_at``, else None: once committed, the end may move later but never
-    before the draw's time, or the organiser could close the ticket list at
-    a moment of their choice. Compared to the minute, as the form sends it."""
-    if record is None or record.drawn_at is not None or record.draw_at is None:
+def check_beacon(campaign, beacon, beacon_at):
+    """Refuses a beacon with no name, or whose value comes out before the
+    campaign's end: its value must be unknown while the list can change."""
+    if not beacon:
+        raise RaffleError(_l("Name the public draw or beacon whose value the draw will use."))
+    if beacon_at is None or beacon_at <= campaign.ends_at:
+        raise RaffleError(_l("The beacon's value must be published after the campaign's end (%(time)s UTC).",
+                             time=format_datetime(campaign.ends_at, "medium")))
+
+
+def name_beacon(campaign, beacon, beacon_at, now=None):
+    """Name the beacon of a commitment made before beacons were required,
+    while the campaign is still open."""
+    now = now or utcnow()
+    record = commitment(campaign)
+    if record is None:
+        raise RaffleError(_l("No commitment was published for this campaign."))
+    if record.beacon is not None:
+        raise RaffleError(_l("This commitment already names its beacon."))
+    if is_closed(campaign, now):
+        raise RaffleError(_l("The beacon must be named before the campaign closes."))
+    beacon = " ".join((beacon or "").split())
+    check_beacon(campaign, beacon, beacon_at)
+    record.beacon, record.beacon_at = beacon, beacon_at
+    db.session.flush()
+    return record
+
+
+def _minute(moment):
+    return None if moment is None else moment.replace(second=0, microsecond=0)
+
+
+def change_refused(campaign, record, status, ends_at, now):
+    """Why the campaign's status and end may not become ``status`` and
+    ``ends_at`` (the form's, to the minute), or None. Once committed
+    (``record``): before the close the end may move later, never before the
+    committed draw time nor to the beacon's; after the close, nothing
+    re-opens the campaign."""
+    if record is None:
         return None
-    if ends_at is None or ends_at < record.draw_at.replace(second=0, microsecond=0):
-        return record.draw_at
+    if is_closed(campaign, now):
+        if (status != "closed" and campaign.status == "closed") or status == "draft" \
+                or _minute(ends_at) != _minute(campaign.ends_at):
+            return _l("The campaign has closed and its raffle is committed: it cannot re-open, and its end cannot "
+                      "move.")
+        return None
+    if record.draw_at is not None and (ends_at is None or ends_at < _minute(record.draw_at)):
+        return _l("The raffle commitment names %(time)s UTC as the time of the draw: the campaign cannot end "
+                  "earlier.", time=format_datetime(record.draw_at, "medium"))
+    if record.beacon_at is not None and (ends_at is None or ends_at >= record.beacon_at):
+        return _l("The raffle's beacon is published at %(time)s UTC: the campaign must end before it.",
+                  time=format_datetime(record.beacon_at, "medium"))
     return None
 
 
-def draw(campaign, seed, prizes, now=None):
-    """Reveal the seed and draw from the final ticket list; refuses a seed
-    that does not match and a draw before the time the commitment named."""
+def note_status(campaign, now):
+    """After the campaign's settings were saved: an organiser's close stamps
+    the moment the ticket list froze (the end, if that came first)."""
+    record = commitment(campaign)
+    if record is not None and record.closed_at is None and campaign.status == "closed":
+        record.closed_at = min(now, campaign.ends_at) if campaign.ends_at else now
+        db.session.flush()
+
+
+def list_frozen(campaign, now):
+    """Whether the committed raffle's ticket list froze and was not drawn
+    yet: a hold cleared now would change it."""
+    record = commitment(campaign)
+    return record is not None and record.drawn_at is None and frozen_at(campaign, record, now) is not None
+
+
+def draw(campaign, seed, prizes, now=None, beacon=None):
+    """Reveal the seed, take the beacon's value and draw from the list as
+    it froze; refuses a seed that does not match, and a draw before the
+    time the commitment named or before the beacon's value is out."""
     now = now or utcnow()
+    beacon = normal_beacon(beacon)
     record = commitment(campaign)
     if record is None:
         raise RaffleError(_l("No commitment was published for this campaign."))
@@ -115,17 +233,27 @@ def draw(campaign, seed, prizes, now=None):
     if record.draw_at is not None and now < record.draw_at:
         raise RaffleError(_l("The commitment names %(time)s UTC as the time of the draw: wait until then.",
                              time=format_datetime(record.draw_at, "medium")))
+    if record.beacon is None:
+        raise RaffleError(_l("This commitment names no beacon, so its draw could be steered: name one "
+                             "(flask raffle beacon) before the campaign closes."))
+    if now < record.beacon_at:
+        raise RaffleError(_l("The beacon's value is published at %(time)s UTC: wait until then.",
+                             time=format_datetime(record.beacon_at, "medium")))
     if sha256_hex(seed) != record.seed_sha256:
         raise RaffleError(_l("This seed does not match the published SHA-256."))
+    if not beacon:
+        raise RaffleError(_l("Type the beacon's value as it was published."))
     if prizes < 1:
         raise RaffleError(_l("At least one prize."))
-    tickets = eligible_tickets(campaign)
+    tickets = eligible_tickets(campaign, now)
+    record.closed_at = frozen_at(campaign, record, now)
     record.seed = seed
+    record.beacon_value = beacon
     record.prizes = prizes
     record.drawn_at = now
     record.tickets = [list(ticket) for ticket in tickets]
     record.tickets_sha256 = tickets_digest(tickets)
-    record.winners = draw_winners(seed, tickets, prizes)
+    record.winners = draw_winners(seed, tickets, prizes, beacon)
     db.session.flush()
     return record
 

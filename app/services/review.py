@@ -14,7 +14,7 @@ from sqlalchemy.orm import aliased
 
 from .. import protocols
 from ..extensions import db
-from ..models import Control, Item, Output, Participation, Sentence, Ticket, User
+from ..models import Control, Item, Output, Participation, Sentence, Ticket, User, utcnow
 from . import answers, raffle
 from .assignment import lock_participation
 
@@ -194,13 +194,16 @@ def held_volunteers(campaign):
     ).all()
 
 
-def clear_hold(participation):
+def clear_hold(participation, now=None):
     """Let a held volunteer back into the ranking and the ticket list; the
     signs start again from the next answers (their counters back to 0)."""
     if participation.is_dismissed:
         raise ReviewError(_l("This volunteer was dismissed: there is no hold to clear."))
     if not participation.is_held:
         raise ReviewError(_l("This volunteer is not held."))
+    if raffle.list_frozen(participation.campaign, now or utcnow()):
+        raise ReviewError(_l("The campaign has closed: its raffle's ticket list is frozen until the draw, and "
+                             "clearing the hold would change it. Clear it after the draw."))
     participation.held_at = None
     participation.held_reason = None
     participation.tests_left = participation.tests_right = participation.tests_equal = 0
@@ -227,10 +230,9 @@ def void_ticket(campaign, participation, number, now):
         raise ReviewError(_l("Ticket %(number)s is not this volunteer's.", number=number))
     if ticket.voided_at is not None:
         raise ReviewError(_l("Ticket %(number)s is already void.", number=number))
-    record = raffle.commitment(campaign)
-    if record is not None and record.drawn_at is not None:
-        # The draw used the published list: voiding now would change nothing it decided.
-        raise ReviewError(_l("The raffle was already drawn: its tickets can no longer change."))
+    if raffle.is_closed(campaign, now):
+        # The ticket list froze at the close; the draw uses it as it was then.
+        raise ReviewError(_l("The campaign has closed: its tickets can no longer be voided."))
     ticket.voided_at = now
     db.session.flush()
     return ticket

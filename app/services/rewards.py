@@ -3,7 +3,7 @@ from sqlalchemy import bindparam, insert, select, update
 
 from ..extensions import db
 from ..database import at_commit, committed, dialect_name, execute
-from ..models import Campaign, Ticket
+from ..models import Campaign, Participation, Ticket
 
 
 def earns_ticket(position, raffle_every=10):
@@ -89,6 +89,17 @@ def ticket_numbers_of(participation_ids):
 
 
 def void_tickets(participation_id, now):
+    """Void the volunteer's valid tickets, unless the campaign has closed:
+    the raffle's list froze then, and a void after it would change the draw
+    (a dismissal after the close keeps the tickets in the frozen list)."""
+    from .raffle import is_closed  # raffle's rules import nothing of rewards
+
+    campaign = db.session.scalar(
+        select(Campaign).join(Participation, Participation.campaign_id == Campaign.id)
+        .where(Participation.id == participation_id)
+    )
+    if campaign is not None and is_closed(campaign, now):
+        return
     db.session.execute(
         update(Ticket)
         .where(Ticket.participation_id == participation_id, Ticket.voided_at.is_(None))

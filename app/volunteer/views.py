@@ -264,8 +264,17 @@ def _summary_of(campaign):
 @bp.route("/c/<slug>/raffle")
 def raffle_page(slug):
     campaign = campaign_or_404(slug)
-    return render_template("volunteer/raffle.html", campaign=campaign, record=raffle.commitment(campaign),
-                           digest=raffle.tickets_digest(raffle.eligible_tickets(campaign)))
+    record = raffle.commitment(campaign)
+    return render_template("volunteer/raffle.html", campaign=campaign, record=record,
+                           digest=raffle.tickets_digest(raffle.eligible_tickets(campaign)),
+                           frozen=raffle.frozen_at(campaign, record, utcnow()), voids=raffle.voids(campaign))
+
+
+@bp.route("/c/<slug>/raffle.json")
+def raffle_record(slug):
+    """Everything the raffle published, for scripts/verify_raffle.py."""
+    campaign = campaign_or_404(slug)
+    return jsonify(raffle.public_record(campaign, utcnow()))
 
 
 @bp.route("/c/<slug>/raffle/tickets.csv")
