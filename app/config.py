@@ -67,6 +67,12 @@ def from_env(instance_path):
         # (logging in must not fail because the message queue did).
         "RATELIMIT_IN_MEMORY_FALLBACK_ENABLED": True,
         "SOCKETIO_MESSAGE_QUEUE": os.environ.get("SOCKETIO_MESSAGE_QUEUE") or None,
+        # Registrations (Flask-Limiter's syntax) per client address, and per
+        # network (IPv4 /24, IPv6 /64: app/limits.py) so that a few addresses
+        # of one network share a limit. An event behind one NAT may raise them.
+        "BOZKA_REGISTER_LIMIT": os.environ.get("BOZKA_REGISTER_LIMIT", "5 per minute;40 per hour;100 per day"),
+        "BOZKA_REGISTER_NETWORK_LIMIT": os.environ.get("BOZKA_REGISTER_NETWORK_LIMIT",
+                                                       "10 per minute;60 per hour;150 per day"),
         # Socket.IO connections one account keeps open in a server process;
         # a new one beyond closes its oldest (docs/security.md, "Bounded sockets").
         "BOZKA_SOCKETS_PER_ACCOUNT": int(os.environ.get("BOZKA_SOCKETS_PER_ACCOUNT", "5")),

@@ -5,7 +5,7 @@ default takes them from WTForms' catalogues, which have no Basque."""
 from flask_babel import get_translations
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
-from wtforms.validators import Length
+from wtforms.validators import Length, NumberRange, StopValidation
 
 # WTForms' own messages that our forms can show, marked here so that
 # `flask translate extract` puts them in our catalogue. Length's are plural
@@ -27,6 +27,17 @@ TOO_LONG = _l("Use at most %(max)d characters.")
 def at_most(characters):
     """Length(max=...) with our message (WTForms' own is a plural form)."""
     return Length(max=characters, message=TOO_LONG)
+
+
+class Bounded(NumberRange):
+    """NumberRange that also refuses integers too long to compare: WTForms
+    compares through float(), which overflows (a 500) past about 308 digits."""
+
+    def __call__(self, form, field):
+        if isinstance(field.data, int) and abs(field.data) > 10**9:
+            raise StopValidation(self.message or _l("Number must be between %(min)s and %(max)s.",
+                                                     min=self.min, max=self.max))
+        super().__call__(form, field)
 
 
 class CatalogueTranslations:

@@ -15,7 +15,7 @@ from werkzeug.security import check_password_hash, generate_password_hash
 
 from .choices import ROLES as _ROLE_CHOICES
 from .extensions import db
-from .services.names import skeleton
+from .services.names import email_key, skeleton
 
 
 def utcnow():
@@ -30,6 +30,9 @@ class User(UserMixin, db.Model):
     __tablename__ = "users"
     id = db.Column(db.Integer, primary_key=True)
     email = db.Column(db.String(254), nullable=False, unique=True)
+    # One key per mailbox (services.names.email_key: no "+tag", no Gmail
+    # dots): a new account whose key exists is refused; mail goes to ``email``.
+    email_key = db.Column(db.String(254), nullable=False, unique=True, index=True)
     username = db.Column(db.String(40), nullable=False, unique=True)
     # The username's TR39 skeleton (services.names): a new name whose
     # skeleton is here looks like an existing one and is refused.
@@ -39,6 +42,9 @@ class User(UserMixin, db.Model):
     # When the password was last set: every server process looks for recent
     # ones and closes the sockets the old sessions hold (app/socket_accounts.py).
     password_changed_at = db.Column(db.DateTime, index=True)
+    # Part of every session's id (services.security.session_id): a new one
+    # at logout and at a new password ends every copy of every session.
+    session_token = db.Column(db.String(32))
     # volunteer, organiser (of the campaigns in campaign_organisers),
     # researcher or admin (choices.ROLES).
     role = db.Column(db.String(16), nullable=False, default="volunteer")
@@ -58,16 +64,27 @@ class User(UserMixin, db.Model):
         self.username_skeleton = skeleton(username)
         return username
 
+    @validates("email")
+    def keep_email_key(self, _key, email):
+        self.email_key = email_key(email)
+        return email
+
+    def end_sessions(self):
+        """Every session and remember-me cookie of the account, on every
+        device and every copy of it, no longer logs in."""
+        self.session_token = secrets.token_hex(16)
+
     def set_password(self, password):
         self.password_hash = generate_password_hash(password, method="scrypt")
         self.password_changed_at = utcnow()
+        self.end_sessions()
 
     def check_password(self, password):
         return check_password_hash(self.password_hash, password)
 
     def get_id(self):
-        # The session names the password too: a new password logs out
-        # every other device (app.services.security.session_id).
+        # The session names the password and the session token too: a new
+        # password or a logout ends every copy (app.services.security.session_id).
         from .services.security import session_id
 
         return session_id(self)

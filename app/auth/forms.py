@@ -1,13 +1,18 @@
+import re
+
 from flask_babel import lazy_gettext as _l
 from wtforms import BooleanField, EmailField, PasswordField, SelectField, StringField
-from wtforms.validators import DataRequired, Email, EqualTo, Length, Optional, Regexp, ValidationError
+from wtforms.validators import DataRequired, Email, EqualTo, Length, Optional, Regexp, StopValidation, ValidationError
 
 from ..choices import AGE_GROUPS, LANGUAGE_LEVELS, STUDIES_FIELDS, STUDIES_LEVELS, with_prompt
 from ..forms import Form, at_most
+from ..services import names
 
 USERNAME_RE = r"^[\w.\-]+$"
 # What accounts.username_problem finds, said to the person choosing the name.
 USERNAME_PROBLEMS = {
+    "invisible": _l("This username has a character that shows nothing (a space, a filler or an invisible "
+                    "character): use letters, digits, '.', '-' and '_' only."),
     "taken": _l("This username is taken."),
     "lookalike": _l("This username looks too much like an existing one (letters that look the same, "
                     "such as I and l or a Latin and a Cyrillic a): choose another."),
@@ -37,6 +42,34 @@ class StrongPassword:
             raise ValidationError(_l("Do not use your username or email as the password."))
 
 
+class Visible:
+    """No character that shows nothing (names.has_invisible). A Hangul
+    filler is a letter to USERNAME_RE, so the name would pass it: said on
+    its own, as the name may look fine on screen (a space, a zero-width or a
+    variation character gets USERNAME_RE's message)."""
+
+    def __call__(self, form, field):
+        name = field.data or ""
+        if names.has_invisible(name) and re.match(USERNAME_RE, name):
+            raise StopValidation(USERNAME_PROBLEMS["invisible"])
+
+
+def username_field(label, description=None):
+    """A username as every form takes it: NFKC first (full-width "ｇｉ５" is
+    "gi5"), then 3 to 40 visible letters, digits, '.', '-' and '_'."""
+    return StringField(
+        label,
+        description=description,
+        filters=[names.normalise],
+        validators=[
+            DataRequired(),
+            Visible(),
+            Length(min=3, max=40),
+            Regexp(USERNAME_RE, message=_l("Use letters, digits, '.', '-' and '_' only.")),
+        ],
+    )
+
+
 class LoginForm(Form):
     email = EmailField(_l("Email"), validators=[DataRequired(), at_most(254)])
     password = PasswordField(_l("Password"), validators=[DataRequired(), at_most(200)])
@@ -55,15 +88,8 @@ class JoinForm(Form):
 
 
 class RegisterForm(JoinForm):
-    username = StringField(
-        _l("Public username"),
-        description=_l("Shown in the ranking. Letters, digits, '.', '-' and '_'."),
-        validators=[
-            DataRequired(),
-            Length(min=3, max=40),
-            Regexp(USERNAME_RE, message=_l("Use letters, digits, '.', '-' and '_' only.")),
-        ],
-    )
+    username = username_field(_l("Public username"),
+                              _l("Shown in the ranking. Letters, digits, '.', '-' and '_'."))
     real_name = StringField(_l("Real name (optional)"), validators=[Optional(), at_most(120)])
     email = EmailField(
         _l("Email"),
@@ -74,7 +100,7 @@ class RegisterForm(JoinForm):
                              description=PASSWORD_RULE)
     password2 = PasswordField(
         _l("Repeat the password"),
-        validators=[DataRequired(), EqualTo("password", message=_l("The passwords do not match."))],
+        validators=[DataRequired(), at_most(200), EqualTo("password", message=_l("The passwords do not match."))],
     )
     # A honeypot: hidden from people (CSS and aria-hidden); bots fill it in.
     website = StringField(_l("Leave this field empty"), validators=[Optional(), at_most(200)])
@@ -89,7 +115,7 @@ class RegisterForm(JoinForm):
 
 
 class ResetRequestForm(Form):
-    email = EmailField(_l("Email"), validators=[DataRequired(), Email(check_deliverability=False)])
+    email = EmailField(_l("Email"), validators=[DataRequired(), Email(check_deliverability=False), at_most(254)])
 
 
 class ResetForm(Form):
@@ -97,7 +123,7 @@ class ResetForm(Form):
                              description=PASSWORD_RULE)
     password2 = PasswordField(
         _l("Repeat the password"),
-        validators=[DataRequired(), EqualTo("password", message=_l("The passwords do not match."))],
+        validators=[DataRequired(), at_most(200), EqualTo("password", message=_l("The passwords do not match."))],
     )
 
 

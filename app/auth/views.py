@@ -1,10 +1,10 @@
 from flask import current_app, flash, redirect, render_template, request, session, url_for
 from flask_babel import force_locale, get_locale, gettext as _
 from flask_login import current_user, login_required, login_user, logout_user
-from sqlalchemy import select
 
 from .. import realtime
 from ..extensions import db, limiter
+from ..limits import remote_network
 from ..models import User, utcnow
 from ..services import accounts, outbox
 from ..services.prizes import mail_locale
@@ -88,7 +88,15 @@ def _log_in(user, remember=False):
 
 
 LOGIN_LIMIT = "10 per minute;50 per hour"
-REGISTER_LIMIT = "5 per minute;40 per hour"
+
+def register_limit():
+    return current_app.config["BOZKA_REGISTER_LIMIT"]
+
+
+def register_network_limit():
+    return current_app.config["BOZKA_REGISTER_NETWORK_LIMIT"]
+
+
 EMAIL_LIMIT = "5 per minute;20 per hour"
 
 
@@ -97,7 +105,7 @@ EMAIL_LIMIT = "5 per minute;20 per hour"
 def login():
     form = LoginForm()
     if form.validate_on_submit():
-        user = db.session.scalar(select(User).where(User.email == form.email.data.strip().lower()))
+        user = accounts.account_for(form.email.data)
         if authenticate(user, form.password.data):
             _log_in(user, remember=form.remember.data)
             return redirect(_safe_next(_landing_url(user)))
@@ -110,15 +118,20 @@ def login():
 def logout():
     if not PostForm().validate_on_submit():
         return redirect(url_for("volunteer.home"))
-    summary = contribution_summary(current_user.id, get_locale())
-    name = current_user.username
-    realtime.disconnect_user(current_user.id)
+    user = db.session.get(User, current_user.id)
+    summary = contribution_summary(user.id, get_locale())
+    user_id, name = user.id, user.username
+    # Every copy of the session cookie, on this device and any other, ends here.
+    user.end_sessions()
+    db.session.commit()
+    realtime.disconnect_user(user_id)
     logout_user()
     return render_template("auth/logout.html", summary=summary, name=name)
 
 
 @bp.route("/c/<slug>/register", methods=["GET", "POST"])
-@limiter.limit(REGISTER_LIMIT, methods=["POST"])
+@limiter.limit(register_limit, methods=["POST"])
+@limiter.limit(register_network_limit, key_func=remote_network, methods=["POST"])
 def register(slug):
     campaign = campaign_or_404(slug)
     if current_user.is_authenticated:
@@ -171,6 +184,8 @@ def confirm(token):
     else:
         user.email_confirmed_at = utcnow()
         db.session.commit()
+        for campaign_id in accounts.campaign_ids(user.id):
+            realtime.touch(campaign_id)  # confirmed volunteers are ranked
         flash(_("Thank you: your email is confirmed."), "info")
         # Logged out (the link opened in another browser), the judging page
         # asks for a log-in and comes back.
@@ -195,7 +210,7 @@ def reset_request():
     form = ResetRequestForm()
     if form.validate_on_submit():
         email = form.email.data.strip().lower()
-        _send_reset(db.session.scalar(select(User).where(User.email == email)), email)
+        _send_reset(accounts.account_for(email), email)
         db.session.commit()
         # The same answer whether or not the email is registered.
         flash(_("If this email is registered, we sent a link to reset the password."), "info")

@@ -38,10 +38,14 @@ def read_token(secret_key, purpose, token, max_age):
 
 
 def username_problem(username):
-    """Why a new account cannot have this username: "taken" (the same name in
-    any case), "lookalike" (an existing name has its TR39 skeleton, one
-    indexed look-up) or "mixed_scripts"; None if it can."""
-    name = username.strip()
+    """Why a new account cannot have this username (compared in NFKC):
+    "invisible" (a character that shows nothing: a Hangul filler, a
+    zero-width or format character, a space), "taken" (the same name in any
+    case), "lookalike" (an existing name has its TR39 skeleton, one indexed
+    look-up) or "mixed_scripts"; None if it can."""
+    name = names.normalise(username)
+    if names.has_invisible(name):
+        return "invisible"
     if db.session.scalar(select(User.id).where(func.lower(User.username) == name.lower())):
         return "taken"
     if db.session.scalar(select(User.id).where(User.username_skeleton == names.skeleton(name)).limit(1)):
@@ -51,8 +55,16 @@ def username_problem(username):
     return None
 
 
+def account_for(email):
+    """The account registered with this address, else the one whose address
+    reaches the same mailbox (``names.email_key``), else None."""
+    email = email.strip().lower()
+    return (db.session.scalar(select(User).where(User.email == email))
+            or db.session.scalar(select(User).where(User.email_key == names.email_key(email))))
+
+
 def create_user(email, username, password, role="volunteer", **profile):
-    user = User(email=email.strip().lower(), username=username.strip(), role=role, **profile)
+    user = User(email=email.strip().lower(), username=names.normalise(username), role=role, **profile)
     user.set_password(password)
     db.session.add(user)
     db.session.flush()
@@ -74,16 +86,21 @@ def join_campaign(user, campaign, source_level, target_level, now=None):
 
 def register_volunteer(email, username, password, campaign, source_level, target_level, **profile):
     """(the new account, None), or (None, the existing account) when the email
-    is taken: then nothing is created, but the password is hashed all the
-    same, so that both answers take as long."""
-    email = email.strip().lower()
-    existing = db.session.scalar(select(User).where(User.email == email))
+    or another address of the same mailbox (``user+tag@``, Gmail's dots) is
+    taken: then nothing is created, but the password is hashed all the same,
+    so that both answers take as long."""
+    existing = account_for(email)
     if existing is not None:
         generate_password_hash(password, method="scrypt")  # as User.set_password does
         return None, existing
     user = create_user(email, username, password, **profile)
     join_campaign(user, campaign, source_level, target_level)
     return user, None
+
+
+def campaign_ids(user_id):
+    """The campaigns the account takes part in."""
+    return db.session.scalars(select(Participation.campaign_id).where(Participation.user_id == user_id)).all()
 
 
 def stand_in(email):

@@ -4,8 +4,8 @@ Order: more answers that count first (``Participation.items_counted``: not
 below the reading floor); on equal counts, whoever reached that count
 earlier is listed first (then the earlier participant), but equal counts
 share a rank ("1, 2, 2, 4": ``competition_ranks``). Dismissed volunteers,
-volunteers held for review and volunteers with no counted answer yet are
-not ranked. A volunteer who
+volunteers held for review, volunteers who have not confirmed their email
+and volunteers with no counted answer yet are not ranked. A volunteer who
 hides their name appears as anonymous (``name`` None) to everybody else.
 """
 import threading
@@ -106,6 +106,7 @@ def build(campaign_id):
             Participation.dismissed_at.is_(None),
             Participation.held_at.is_(None),
             Participation.items_counted > 0,
+            User.email_confirmed_at.is_not(None),  # one person, one account: unconfirmed ones win nothing
         )
         .order_by(
             Participation.items_counted.desc(),

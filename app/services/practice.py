@@ -14,6 +14,7 @@ from ..models import PracticeItem
 Shown = namedtuple("Shown", "number total source left right better_left why")
 # ``better``: the side ("left" or "right") of the better translation.
 Feedback = namedtuple("Feedback", "correct better choice")
+LAST = 100000  # no campaign has more practice items: a bound for the number a form or link sends
 
 _COUNT = select(func.count(PracticeItem.id)).where(PracticeItem.campaign_id == bindparam("campaign_id"))
 _ITEM = select(PracticeItem).where(
@@ -41,7 +42,9 @@ def count(campaign_id):
 
 def show(campaign_id, number, better_left):
     """Practice item ``number`` (from 1) as shown, or None past the last."""
-    item = db.session.scalar(_ITEM, {"campaign_id": campaign_id, "number": number}) if number >= 1 else None
+    if not 1 <= number <= LAST:  # a number from a link (?n=) may be anything
+        return None
+    item = db.session.scalar(_ITEM, {"campaign_id": campaign_id, "number": number})
     if item is None:
         return None
     left, right = (item.better, item.worse) if better_left else (item.worse, item.better)

@@ -1,11 +1,12 @@
 from flask_babel import lazy_gettext as _l
 from wtforms import HiddenField, IntegerField, RadioField, StringField
-from wtforms.validators import AnyOf, DataRequired, InputRequired, NumberRange, Optional
+from wtforms.validators import AnyOf, DataRequired, InputRequired, Optional
 
 from ..choices import REPORT_REASONS
+from ..services import practice
 from wtforms.widgets import HiddenInput
 
-from ..forms import Form, at_most
+from ..forms import Bounded, Form, at_most
 
 ANSWERS = [
     ("left", _l("The first translation")),
@@ -34,7 +35,7 @@ class ScoreForm(Form):
     score = IntegerField(
         validators=[
             InputRequired(_l("Please move the slider to give a score.")),
-            NumberRange(min=0, max=100, message=_l("A score is a whole number from 0 to 100.")),
+            Bounded(min=0, max=100, message=_l("A score is a whole number from 0 to 100.")),
         ]
     )
 
@@ -44,7 +45,7 @@ class PracticeForm(Form):
     translation was shown on come back with the answer: practice counts for
     nothing, so a volunteer who edits them only misleads themselves."""
 
-    number = IntegerField(widget=HiddenInput(), validators=[InputRequired(), NumberRange(min=1, max=100000)])
+    number = IntegerField(widget=HiddenInput(), validators=[InputRequired(), Bounded(min=1, max=practice.LAST)])
     better = HiddenField(validators=[AnyOf(("left", "right"))])
     choice = _choice()
 
@@ -61,3 +62,9 @@ class ReportForm(Form):
         validators=[DataRequired(_l("Please choose what is wrong with the item."))],
     )
     text = StringField(_l("Details (optional)"), validators=[Optional(), at_most(200)])
+
+
+class DismissAnnouncementForm(Form):
+    """The announcement a volunteer has read (its id, from the page)."""
+
+    announcement = IntegerField(widget=HiddenInput(), validators=[InputRequired(), Bounded(min=1, max=10**9)])

@@ -13,7 +13,7 @@ from ..services import accounts, announcements, assignment, evaluation, leaderbo
 from ..services.summary import participation_summary
 from ..web import campaign_or_404, participation_of, rng
 from . import bp
-from .forms import PracticeForm, ReportForm
+from .forms import DismissAnnouncementForm, PracticeForm, ReportForm
 from .texts import tickets_summary
 
 
@@ -93,9 +93,9 @@ def practice_page(slug):
         number, better_left = form.number.data, form.better.data == "left"
         result = practice.feedback(form.choice.data, better_left)
     else:
-        for error in form.choice.errors if request.method == "POST" else ():
+        for error in form.number.errors + form.choice.errors if request.method == "POST" else ():
             flash(error, "error")
-        number = form.number.data if form.number.data else request.args.get("n", 1, type=int)
+        number = form.number.data if form.number.data and not form.number.errors else request.args.get("n", 1, type=int)
         better_left = practice.better_left(rng())
     shown = practice.show(campaign.id, number, better_left)
     if shown is None:
@@ -154,9 +154,9 @@ def evaluate(slug):
 def dismiss_announcement(slug):
     campaign = campaign_or_404(slug)
     participation = participation_of(current_user, campaign)
-    announcement_id = request.form.get("announcement", type=int)
-    if participation is not None and announcement_id is not None and PostForm().validate_on_submit():
-        if announcements.dismiss(participation, announcement_id):
+    form = DismissAnnouncementForm()
+    if participation is not None and form.validate_on_submit():
+        if announcements.dismiss(participation, form.announcement.data):
             db.session.commit()
     return redirect(url_for("volunteer.evaluate", slug=slug))
 
