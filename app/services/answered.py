@@ -19,6 +19,14 @@ def answered_items(engine, query, batch=BATCH):
     ``Item.answered_at`` among its columns) answered before this call, in
     the order they were answered. A row changed during the download (a
     dismissal) shows as it was when its batch was read."""
+    for rows, _also in answered_batches(engine, query, batch=batch):
+        yield from rows
+
+
+def answered_batches(engine, query, also=None, batch=BATCH):
+    """``answered_items`` a batch at a time: (rows, ``also(connection,
+    rows)``), what the caller reads about the batch's rows (their
+    volunteers' flags) in the batch's own short read (None without ``also``)."""
     until = utcnow()
     query = query.where(Item.answered_at < until).order_by(Item.answered_at, Item.id).limit(batch)
     after = None
@@ -31,7 +39,9 @@ def answered_items(engine, query, batch=BATCH):
             page = query.where(Item.answered_at >= at, or_(Item.answered_at > at, Item.id > item_id))
         with engine.connect() as connection:
             rows = connection.execute(page).all()
-        yield from rows
+            extra = also(connection, rows) if also is not None and rows else None
+        if rows:
+            yield rows, extra
         if len(rows) < batch:
             return
         after = (rows[-1].answered_at, rows[-1].id)

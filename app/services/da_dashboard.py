@@ -1,10 +1,11 @@
 """The Direct Assessment part of the organisers' dashboard.
 
 System scores are the analysis's own (``app.stats.da``, with the defaults
-of ``scripts/analyse.py``) on the campaign's valid scores, so the dashboard
+of ``scripts/analyse.py``) on the campaign's scores that count for research
+(``services/research.py``), so the dashboard
 and an analysis of the ``da-judgments`` export agree. Unlike the rest of the
 dashboard this reads every valid score: the result is kept per campaign
-until a score arrives or a volunteer is dismissed.
+until a score arrives or a volunteer is dismissed, held or cleared.
 """
 import threading
 
@@ -15,7 +16,8 @@ from ..extensions import db
 from ..models import Item, Sentence, Slot
 from ..stats.da import analyse_da
 from ..stats.da_loader import from_da_records
-from . import da_quality
+from ..stats.research import left_out
+from . import da_quality, research
 
 SYSTEM = "system"  # the kind of a test item, as the analysis names it
 LIVE_RULE = (da_quality.NOT_LOWER, da_quality.LOW_VARIATION)
@@ -24,18 +26,22 @@ _lock = threading.Lock()
 
 
 def score_records(campaign):
-    """(judge, system, sentence, kind, score) of every valid score, in the
-    order given: the analysis's in-memory input (``from_da_records``)."""
+    """(judge, system, sentence, kind, score) of every score that counts for
+    research (``research``: the rule of the exports and of the analysis), in
+    the order given: the analysis's in-memory input (``from_da_records``)."""
     names = {system.id: system.name for system in campaign.systems}
     rows = db.session.execute(
-        select(Item.participation_id, Item.left_system_id, Sentence.number, Item.qc_kind, Item.score)
+        select(Item.participation_id, Item.left_system_id, Sentence.number, Item.qc_kind, Item.score,
+               Item.too_fast)
         .join(Sentence, Sentence.id == Item.sentence_id)
         .where(Item.campaign_id == campaign.id, Item.answered_at.is_not(None), Item.discarded_at.is_(None),
                Item.score.is_not(None))
         .order_by(Item.answered_at, Item.id)
-    )
+    ).all()
+    flags = research.volunteer_flags(db.session, {row[0] for row in rows}, min_pairs=campaign.qc_min_pairs)
     return [(str(judge), names[system], str(number), kind or SYSTEM, score)
-            for judge, system, number, kind, score in rows]
+            for judge, system, number, kind, score, fast in rows
+            if left_out(research.answer_flags(flags[judge], False, False, fast)) is None]
 
 
 def analysis(campaign, state):
@@ -117,7 +123,8 @@ def summary(campaign, participations):
     """The DA dashboard's figures; ``participations`` are the rows the
     shared dashboard read (their counters make the cache's state)."""
     state = (sum(p.items_answered for p in participations),
-             sum(1 for p in participations if p.dismissed_reason), campaign.collected_judgments)
+             sum(1 for p in participations if p.dismissed_reason),
+             frozenset(p.user_id for p in participations if p.held_at is not None), campaign.collected_judgments)
     result = analysis(campaign, state)
     dismissed = {code: sum(1 for p in participations if p.dismissed_reason == code) for code in LIVE_RULE}
     return {

@@ -9,7 +9,8 @@ from sqlalchemy import select
 
 from ..models import Item, Participation, Sentence, User
 from ..stats.da_loader import DA_COLUMNS
-from .answered import answered_items
+from . import research
+from .answered import answered_batches
 from .pseudonyms import pseudonym
 
 CHUNK = 500  # rows per chunk written (as export.CHUNK)
@@ -27,15 +28,15 @@ def _iso(value):
     return value.isoformat(timespec="seconds") + "Z" if value is not None else None
 
 
-def da_judgment_rows(campaign, engine, valid_only=False):
+def da_judgment_rows(campaign, engine, counted_only=False):
     """Dicts in DA_JUDGMENT_COLUMNS order, one per answered item, in the
-    order the scores were given; ``valid_only`` leaves discarded ones out.
-    ``campaign`` is an export.Source."""
-    names = campaign.system_names
+    order the scores were given; ``counted_only`` keeps only those that
+    count for research. ``campaign`` is an export.Source."""
     query = (
         select(
             Item.id, Item.left_system_id, Item.qc_kind, Item.original_item_id, Item.score, Item.served_at,
-            Item.answered_at, Item.seconds, Item.discarded_at, Item.discarded_reason, Sentence.number,
+            Item.answered_at, Item.seconds, Item.discarded_at, Item.discarded_reason, Item.too_fast,
+            Item.participation_id, Sentence.number,
             Participation.user_id, Participation.source_level, Participation.target_level,
             User.age_group, User.studies_level, User.studies_field,
         )
@@ -44,13 +45,27 @@ def da_judgment_rows(campaign, engine, valid_only=False):
         .join(Sentence, Sentence.id == Item.sentence_id)
         .where(Item.campaign_id == campaign.id, Item.answered_at.is_not(None))
     )
-    if valid_only:
+    if counted_only:
         query = query.where(Item.discarded_at.is_(None))
+
+    def volunteers(connection, rows):
+        return research.volunteer_flags(connection, {row.participation_id for row in rows},
+                                        min_pairs=campaign.qc_min_pairs)
+
     pseudonyms = {}
-    for row in answered_items(engine, query):
+    for batch, flags in answered_batches(engine, query, volunteers):
+        yield from _score_batch(campaign, batch, flags, pseudonyms, counted_only)
+
+
+def _score_batch(campaign, batch, flags, pseudonyms, counted_only):
+    names = campaign.system_names
+    for row in batch:
         (item_id, system_id, qc_kind, original_id, score, served_at, answered_at, seconds, discarded_at,
-         discarded_reason, sentence_number, user_id, source_level, target_level, age_group, studies_level,
-         studies_field) = row
+         discarded_reason, too_fast, participation_id, sentence_number, user_id, source_level, target_level,
+         age_group, studies_level, studies_field) = row
+        values = research.flag_values(flags[participation_id], False, discarded_at is not None, too_fast)
+        if counted_only and values["left_out"] is not None:
+            continue
         if user_id not in pseudonyms:
             pseudonyms[user_id] = pseudonym(campaign, user_id)
         yield {
@@ -72,15 +87,17 @@ def da_judgment_rows(campaign, engine, valid_only=False):
             "seconds": round(seconds, 3) if seconds is not None else None,
             "discarded": discarded_at is not None,
             "discard_reason": discarded_reason,
+            **values,
         }
 
 
 def wmt_da_rows(campaign, engine):
-    """WMT's DA rows: valid scores only (WMT publishes the judges it kept),
+    """WMT's DA rows: the scores that count for research only (WMT publishes
+    the judges it kept; its layout has no column for a flag),
     quality-control items included under WMT's type names with the system
     and sentence of their original, which is how WMT pairs them."""
     item = WMT_ITEMS[campaign.da_dimension]
-    for row in da_judgment_rows(campaign, engine, valid_only=True):
+    for row in da_judgment_rows(campaign, engine, counted_only=True):
         yield {
             "HITId": NOT_AVAILABLE, "WorkerId": row["volunteer"], "Input.src": campaign.source_language,
             "Input.trg": campaign.target_language, "Input.item": item, "hit": NOT_AVAILABLE,

@@ -16,7 +16,7 @@ from .. import protocols
 from ..choices import AGE_GROUPS, LANGUAGE_LEVELS, STUDIES_FIELDS, STUDIES_LEVELS
 from ..extensions import db
 from ..models import Item, Participation, RaffleCommitment, Sentence, Slot, Ticket, User
-from . import da_dashboard, leaderboard
+from . import da_dashboard, leaderboard, research
 from .pseudonyms import pseudonym
 
 CONTRIBUTION_BANDS = [(1, 25), (26, 100), (101, 250), (251, 600), (601, None)]
@@ -79,7 +79,8 @@ def summary(campaign, now):
     participations = db.session.execute(
         select(
             Participation.items_answered, Participation.dismissed_reason, Participation.controls_answered,
-            Participation.controls_failed, Participation.controls_seen_all, Participation.source_level,
+            Participation.controls_failed, Participation.controls_seen_all, Participation.held_at,
+            Participation.source_level,
             Participation.target_level, User.age_group, User.studies_level, User.studies_field,
             User.id.label("user_id"), User.username,
         )
@@ -128,6 +129,7 @@ def summary(campaign, now):
             "source_level": _profile(Counter(p.source_level for p in participations), LANGUAGE_LEVELS, registered),
             "target_level": _profile(Counter(p.target_level for p in participations), LANGUAGE_LEVELS, registered),
         },
+        "research": research_counts(campaign, protocol, now),
         "contributions": bands,
         "panel": protocol.PANEL,
         "protocol": protocol.dashboard(campaign, participations),
@@ -137,6 +139,16 @@ def summary(campaign, now):
         "top": top_contributors(campaign),
         "raffle": raffle_state(campaign),
     }
+
+
+def research_counts(campaign, protocol, now):
+    """The answers that count for research and those left out, by reason
+    (``research.counts``): the rule of the exports and of the analysis. A
+    protocol with controls judges a volunteer by their control record, one
+    without by its quality-control pairs (the untested rules)."""
+    rule = (dict(check_every=campaign.check_every) if protocol.USES_CONTROLS
+            else dict(min_pairs=campaign.qc_min_pairs))
+    return research.counts(db.session, campaign, now, **rule)
 
 
 def top_contributors(campaign, n=leaderboard.PRIZES):
@@ -208,6 +220,7 @@ def raffle_state(campaign):
 
 def forget(campaign_id=None):
     da_dashboard.forget(campaign_id)
+    research.forget(campaign_id)
     with _lock:
         if campaign_id is None:
             _minutes.clear()

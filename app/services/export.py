@@ -21,15 +21,13 @@ from sqlalchemy.orm import aliased
 from .. import protocols
 from ..extensions import db
 from ..models import Control, Item, Participation, Sentence, Slot, Ticket, User
-from . import da_export
-from .answered import answered_items
+from ..stats.bozka_reader import BOZKA_COLUMNS
+from . import da_export, research
+from .answered import answered_batches
 from .pseudonyms import pseudonym
 
-JUDGMENT_COLUMNS = [
-    "campaign", "judgment_id", "sentence_id", "system_a", "system_b", "shown_first", "choice",
-    "volunteer", "age_group", "studies_level", "studies_field", "source_level", "target_level",
-    "served_at", "answered_at", "seconds", "is_control", "control_passed", "discarded", "discard_reason",
-]
+# The analysis's own column names (app/stats/bozka_reader.py): writer and reader cannot drift apart.
+JUDGMENT_COLUMNS = list(BOZKA_COLUMNS)
 VOLUNTEER_COLUMNS = [
     "campaign", "volunteer", "age_group", "studies_level", "studies_field", "source_level",
     "target_level", "joined_at", "email_confirmed", "items_answered", "controls_answered",
@@ -53,6 +51,8 @@ class Source:
     target_language: str
     da_dimension: str
     pseudonym_salt: str
+    check_every: int  # the untested rules' settings (services/research.py)
+    qc_min_pairs: int
     system_names: dict  # system id -> name
 
 
@@ -62,6 +62,7 @@ def source(campaign):
         id=campaign.id, slug=campaign.slug, protocol=campaign.protocol,
         source_language=campaign.source_language, target_language=campaign.target_language,
         da_dimension=campaign.da_dimension, pseudonym_salt=campaign.pseudonym_salt,
+        check_every=campaign.check_every, qc_min_pairs=campaign.qc_min_pairs,
         system_names={system.id: system.name for system in campaign.systems},
     )
 
@@ -71,13 +72,14 @@ def _iso(value):
 
 
 def judgment_rows(campaign, engine, kind="judgments"):
-    """Dicts in JUDGMENT_COLUMNS order, one per answered item (``campaign``: a Source)."""
-    names = campaign.system_names
+    """Dicts in JUDGMENT_COLUMNS order, one per answered item (``campaign``:
+    a Source). ``wmt``: the test judgments that count for research."""
     query = (
         select(
             Item.id, Item.left_system_id, Item.right_system_id, Item.better_left, Item.choice,
             Item.passed, Item.control_id, Item.served_at, Item.answered_at, Item.seconds,
-            Item.discarded_at, Item.discarded_reason, Sentence.number, Control.number,
+            Item.discarded_at, Item.discarded_reason, Item.too_fast, Item.participation_id,
+            Sentence.number, Control.number,
             Slot.system_a_id, Slot.system_b_id, Participation.user_id, Participation.source_level,
             Participation.target_level, User.age_group, User.studies_level, User.studies_field,
         )
@@ -92,13 +94,27 @@ def judgment_rows(campaign, engine, kind="judgments"):
         query = query.where(Item.control_id.is_not(None))
     elif kind == "discarded":
         query = query.where(Item.discarded_at.is_not(None))
-    elif kind == "valid":
+    elif kind == "wmt":
         query = query.where(Item.control_id.is_(None), Item.discarded_at.is_(None))
+
+    def volunteers(connection, rows):
+        return research.volunteer_flags(connection, {row.participation_id for row in rows},
+                                        check_every=campaign.check_every)
+
     pseudonyms = {}
-    for row in answered_items(engine, query):
+    for batch, flags in answered_batches(engine, query, volunteers):
+        yield from _judgment_batch(campaign, batch, flags, pseudonyms, kind)
+
+
+def _judgment_batch(campaign, batch, flags, pseudonyms, kind):
+    names = campaign.system_names
+    for row in batch:
         (item_id, left_id, right_id, better_left, choice, passed, control_id, served_at, answered_at,
-         seconds, discarded_at, discarded_reason, sentence_number, control_number, a_id, b_id,
-         user_id, source_level, target_level, age_group, studies_level, studies_field) = row
+         seconds, discarded_at, discarded_reason, too_fast, participation_id, sentence_number, control_number,
+         a_id, b_id, user_id, source_level, target_level, age_group, studies_level, studies_field) = row
+        values = research.flag_values(flags[participation_id], control_id is not None, discarded_at is not None, too_fast)
+        if kind == "wmt" and values["left_out"] is not None:
+            continue
         if control_id is not None:
             system_a, system_b = BETTER, WORSE
             left, right = (BETTER, WORSE) if better_left else (WORSE, BETTER)
@@ -130,6 +146,7 @@ def judgment_rows(campaign, engine, kind="judgments"):
             "control_passed": passed if control_id is not None else None,
             "discarded": discarded_at is not None,
             "discard_reason": discarded_reason,
+            **values,
         }
 
 
@@ -193,9 +210,10 @@ def wmt_row(row, source_language, target_language):
 
 
 def wmt_rows(campaign, engine):
-    """The WMT/Appraise relative-ranking CSV: valid test judgments only; a
-    lower rank is better and a tie gives both rank 1."""
-    for row in judgment_rows(campaign, engine, "valid"):
+    """The WMT/Appraise relative-ranking CSV: the test judgments that count
+    for research only (its layout has no column for a flag); a lower rank
+    is better and a tie gives both rank 1."""
+    for row in judgment_rows(campaign, engine, "wmt"):
         yield wmt_row(row, campaign.source_language, campaign.target_language)
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import json
 
+from .research import COLUMNS as FLAG_OF, FLAG_COLUMNS, REASONS, SKIPPED, left_out
 from .reading import BOOLEANS, Builder, InputError, csv_rows, parse_bool, read_header
 
 BOZKA_COLUMNS = (
@@ -16,7 +17,7 @@ BOZKA_COLUMNS = (
     "studies_field", "source_level", "target_level", "served_at",
     "answered_at", "seconds", "is_control", "control_passed", "discarded",
     "discard_reason",
-)
+) + FLAG_COLUMNS
 #: Columns the analysis cannot do without (Bozka format).
 BOZKA_REQUIRED = ("sentence_id", "system_a", "system_b", "choice", "volunteer")
 
@@ -30,14 +31,13 @@ ANSWER_LABELS = ("equal", "left", "right")
 
 
 def bozka_row(b: Builder, line: int, sentence, sys_a, sys_b, choice, judge,
-               is_control, discarded, include_controls, include_discarded):
-    """Add one Bozka judgment (all values already plain strings/bools)."""
+               flags, keep=()):
+    """Add one Bozka judgment (all values already plain strings/bools;
+    ``flags``: reason -> bool, ``keep``: the reasons kept)."""
     b.counts["rows"] += 1
-    if is_control and not include_controls:
-        b.skip("skipped_controls")
-        return
-    if discarded and not include_discarded:
-        b.skip("skipped_discarded")
+    reason = left_out(flags, keep)
+    if reason is not None:
+        b.skip(SKIPPED[reason])
         return
     if not choice:
         b.skip("skipped_unanswered")
@@ -73,7 +73,7 @@ def bozka_row(b: Builder, line: int, sentence, sys_a, sys_b, choice, judge,
     b.judge.append(b.judges.setdefault(judge, len(b.judges)))
 
 
-def load_bozka_csv(path, handle, include_controls, include_discarded, campaign):
+def load_bozka_csv(path, handle, kept, campaign):
     reader = csv.reader(handle, strict=True)
     rows_read = csv_rows(path, reader)
     known = set(BOZKA_COLUMNS)
@@ -82,8 +82,8 @@ def load_bozka_csv(path, handle, include_controls, include_discarded, campaign):
     ncols = len(header)
     i_sent, i_a, i_b = index["sentence_id"], index["system_a"], index["system_b"]
     i_choice, i_judge = index["choice"], index["volunteer"]
-    i_ctrl = index.get("is_control")
-    i_disc = index.get("discarded")
+    # the flags the file has, in the rule's order (older exports lack some)
+    i_flags = [(reason, index[FLAG_OF[reason]]) for reason in REASONS if FLAG_OF[reason] in index]
     i_camp, i_id = index.get("campaign"), index.get("judgment_id")
     if campaign is not None and i_camp is None:
         raise InputError(path, reader.line_num, "no campaign column to choose "
@@ -95,7 +95,8 @@ def load_bozka_csv(path, handle, include_controls, include_discarded, campaign):
     add_first, add_second = b.first.append, b.second.append
     add_outcome, add_sentence = b.outcome.append, b.sentence.append
     add_judge = b.judge.append
-    rows = skipped_controls = skipped_discarded = 0
+    rows = 0
+    skipped = dict.fromkeys(REASONS, 0)
     for row in rows_read:
         line = reader.line_num
         if len(row) != ncols:
@@ -105,22 +106,14 @@ def load_bozka_csv(path, handle, include_controls, include_discarded, campaign):
         if not keep("" if i_camp is None else row[i_camp],
                     "" if i_id is None else row[i_id], line):
             continue
-        ctrl = disc = False
-        if i_ctrl is not None:
-            ctrl = bools.get(row[i_ctrl].lower())
-            if ctrl is None:
-                ctrl = parse_bool(path, line, "is_control", row[i_ctrl])
-        if i_disc is not None:
-            disc = bools.get(row[i_disc].lower())
-            if disc is None:
-                disc = parse_bool(path, line, "discarded", row[i_disc])
-        if ctrl and not include_controls:
+        flags = {}
+        for reason, i in i_flags:
+            flag = bools.get(row[i].lower())
+            flags[reason] = parse_bool(path, line, FLAG_OF[reason], row[i]) if flag is None else flag
+        reason = left_out(flags, kept)
+        if reason is not None:
             rows += 1
-            skipped_controls += 1
-            continue
-        if disc and not include_discarded:
-            rows += 1
-            skipped_discarded += 1
+            skipped[reason] += 1
             continue
         sys_a, sys_b, choice, sentence = row[i_a], row[i_b], row[i_choice], row[i_sent]
         if choice == sys_a:
@@ -136,8 +129,7 @@ def load_bozka_csv(path, handle, include_controls, include_discarded, campaign):
                 or sys_a not in systems or sys_b not in systems:
             # unusual or first seen: the general routine checks it, skips it
             # or raises the error
-            bozka_row(b, line, sentence, sys_a, sys_b, choice, row[i_judge],
-                       ctrl, disc, include_controls, include_discarded)
+            bozka_row(b, line, sentence, sys_a, sys_b, choice, row[i_judge], flags, kept)
             continue
         rows += 1
         add_first(systems.setdefault(sys_a, len(systems)))
@@ -146,15 +138,13 @@ def load_bozka_csv(path, handle, include_controls, include_discarded, campaign):
         add_sentence(sentences.setdefault(sentence, len(sentences)))
         add_judge(judges.setdefault(row[i_judge], len(judges)))
     b.counts["rows"] += rows
-    for key, value in (("skipped_controls", skipped_controls),
-                       ("skipped_discarded", skipped_discarded)):
+    for reason, value in skipped.items():
         if value:
-            b.counts[key] = b.counts.get(key, 0) + value
+            b.counts[SKIPPED[reason]] = b.counts.get(SKIPPED[reason], 0) + value
     return b.finish(1, canonical=True)
 
 
-def load_bozka_jsonl(path, handle, include_controls, include_discarded,
-                      campaign):
+def load_bozka_jsonl(path, handle, keep, campaign):
     known = set(BOZKA_COLUMNS)
     b = Builder(path, "bozka", campaign)
     first_line = None
@@ -190,10 +180,9 @@ def load_bozka_jsonl(path, handle, include_controls, include_discarded,
                 else:
                     raise InputError(path, line_no, f"{key}: expected a string")
             values.append(value)
-        ctrl = parse_bool(path, line_no, "is_control", obj.get("is_control"))
-        disc = parse_bool(path, line_no, "discarded", obj.get("discarded"))
-        bozka_row(b, line_no, *values, ctrl, disc, include_controls,
-                   include_discarded)
+        flags = {reason: parse_bool(path, line_no, FLAG_OF[reason], obj.get(FLAG_OF[reason]))
+                 for reason in REASONS}
+        bozka_row(b, line_no, *values, flags, keep)
     return b.finish(first_line or 1, canonical=True)
 
 

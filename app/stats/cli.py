@@ -95,6 +95,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="Bozka input: keep control items")
     p.add_argument("--include-discarded", action="store_true",
                    help="Bozka input: keep discarded judgments")
+    p.add_argument("--keep-flagged", action="store_true",
+                   help="Bozka input: keep answers that do not count for "
+                        "research (held, dismissed or untested volunteers, "
+                        "answers too fast to have been read); left out by default")
     p.add_argument("--quiet", action="store_true",
                    help="do not print the tables")
     return p
@@ -102,7 +106,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _load(args):
     data = load(args.input, args.format, include_controls=args.include_controls,
-                include_discarded=args.include_discarded, campaign=args.campaign)
+                include_discarded=args.include_discarded, keep_flagged=args.keep_flagged,
+                campaign=args.campaign)
     if args.judges:
         wanted = [j.strip() for j in args.judges.split(",") if j.strip()]
         missing = unknown_judges(data, wanted)
@@ -136,6 +141,7 @@ def main(argv=None) -> int:
                      bt_ties=args.bt_ties)
     result["settings"]["include_controls"] = args.include_controls
     result["settings"]["include_discarded"] = args.include_discarded
+    result["settings"]["keep_flagged"] = args.keep_flagged
     result["settings"]["judges"] = args.judges.split(",") if args.judges else None
     result["settings"]["campaign"] = args.campaign
 

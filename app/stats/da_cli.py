@@ -3,7 +3,7 @@ over to :func:`main` when :func:`wants_da` says the input is DA.
 
     python scripts/analyse.py INPUT [--format wmt-da|bozka-da] [--json FILE]
         [--csv DIR] [--plots DIR] [--alpha 0.05] [--pair SRC-TRG]
-        [--keep-unreliable] [--include-discarded] [--quiet]
+        [--keep-unreliable] [--include-discarded] [--keep-flagged] [--quiet]
 
 Exit status as for pairwise input: 0 on success, 2 on bad input or
 arguments, 1 when an output file cannot be written.
@@ -72,6 +72,10 @@ def build_da_parser() -> argparse.ArgumentParser:
                    help="keep judges who fail quality control (p >= 0.05)")
     p.add_argument("--include-discarded", action="store_true",
                    help="Bozka input: keep discarded judgments")
+    p.add_argument("--keep-flagged", action="store_true",
+                   help="Bozka input: keep scores that do not count for research "
+                        "(held, dismissed or untested volunteers, scores given too "
+                        "fast to have been read); left out by default")
     p.add_argument("--quiet", action="store_true", help="do not print the tables")
     return p
 
@@ -80,12 +84,13 @@ def main(argv=None) -> int:
     args = build_da_parser().parse_args(argv)
     try:
         data = load_da(args.input, args.format, pair=args.pair, campaign=args.campaign,
-                       include_discarded=args.include_discarded)
+                       include_discarded=args.include_discarded, keep_flagged=args.keep_flagged)
     except InputError as exc:
         cli.say(str(exc))
         return 2
     result = analyse_da(data, alpha=args.alpha, keep_unreliable=args.keep_unreliable)
     result["settings"]["include_discarded"] = args.include_discarded
+    result["settings"]["keep_flagged"] = args.keep_flagged
     result["settings"]["pair"] = args.pair
 
     from . import da_report

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .research import COLUMNS as FLAG_OF, FLAG_COLUMNS, REASONS, SKIPPED, kept_reasons, left_out
 from .reading import InputError, bad_utf8_line, csv_rows, parse_bool, read_header
 
 __all__ = ["DA_COLUMNS", "DA_FORMATS", "KINDS", "DAScores", "detect_da_format",
@@ -40,7 +41,7 @@ DA_COLUMNS = (
     "original_judgment_id", "score", "volunteer", "age_group",
     "studies_level", "studies_field", "source_level", "target_level",
     "served_at", "answered_at", "seconds", "discarded", "discard_reason",
-)
+) + FLAG_COLUMNS
 DA_REQUIRED = ("judgment_id", "sentence_id", "system", "kind",
                "original_judgment_id", "score", "volunteer")
 
@@ -186,8 +187,13 @@ def _score(path: str, line: int, text: str, integer: bool) -> float:
 
 
 def load_da(path: str, fmt: str | None = None, *, include_discarded: bool = False,
-            pair: str | None = None, campaign: str | None = None) -> DAScores:
+            keep_flagged: bool = False, pair: str | None = None,
+            campaign: str | None = None) -> DAScores:
     """Read ``path``; the format is detected unless ``fmt`` is given.
+
+    Rows of a Bozka export that do not count for research
+    (``research.left_out``) are left out unless ``include_discarded`` and
+    ``keep_flagged`` keep them.
 
     ``pair`` ("hi-bn") keeps one language pair of a WMT file that holds
     several (Input.src-Input.trg); such a file is refused without it.
@@ -214,7 +220,8 @@ def load_da(path: str, fmt: str | None = None, *, include_discarded: bool = Fals
                     raise InputError(path, None, "--campaign applies to Bozka exports; "
                                      "a WMT file has no campaign column")
                 return _load_wmt_da(path, handle, pair)
-            rows = _BozkaRows(path, include_discarded, campaign)
+            rows = _BozkaRows(path, kept_reasons(include_discarded=include_discarded,
+                                                 keep_flagged=keep_flagged), campaign)
             if first.lstrip().startswith("{"):
                 return _load_bozka_jsonl(path, handle, rows)
             return _load_bozka_csv(path, handle, rows)
@@ -313,16 +320,16 @@ class _BozkaRows:
     """Rows of a Bozka export, with the judgment ids needed to pair
     quality-control items with their originals."""
 
-    def __init__(self, path: str, include_discarded: bool, campaign: str | None):
+    def __init__(self, path: str, keep, campaign: str | None):
         self.b = _Builder(path, "bozka-da")
-        self.include_discarded = include_discarded
+        self.keep = keep                        # the reasons kept (research.kept_reasons)
         self.campaign = campaign                # the one to keep; None: the only one
         self.campaigns: dict[str, int] = {}     # campaign -> its first line
         self.row_of_id: dict[str, int] = {}
         self.seen_ids: set[str] = set()
         self.wanted: list[tuple[int, int, str]] = []   # (row, line, original id)
 
-    def add(self, line: int, values: dict, discarded: bool) -> None:
+    def add(self, line: int, values: dict, flags: dict) -> None:
         b, path = self.b, self.b.path
         b.counts["rows"] += 1
         # Sentence numbers of two campaigns would collide: one at a time.
@@ -350,8 +357,9 @@ class _BozkaRows:
         if kind != SYSTEM and not original:
             raise InputError(path, line, f"a {KINDS[kind]} item needs its "
                              "original_judgment_id")
-        if discarded and not self.include_discarded:
-            b.skip("skipped_discarded")
+        reason = left_out(flags, self.keep)
+        if reason is not None:
+            b.skip(SKIPPED[reason])
             return
         if values["score"] in ("", None):
             b.skip("skipped_unanswered")
@@ -394,7 +402,7 @@ def _load_bozka_csv(path, handle, rows):
     rows_read = csv_rows(path, reader)
     header, index = read_header(path, reader, rows_read, set(DA_COLUMNS).__contains__, DA_REQUIRED)
     header_line = reader.line_num
-    i_disc = index.get("discarded")
+    i_flags = [(reason, index[FLAG_OF[reason]]) for reason in REASONS if FLAG_OF[reason] in index]
     i_campaign = index.get("campaign")
     for row in rows_read:
         line = reader.line_num
@@ -405,9 +413,8 @@ def _load_bozka_csv(path, handle, rows):
                              f"found {len(row)}")
         values = {name: row[index[name]].strip() for name in DA_REQUIRED}
         values["campaign"] = row[i_campaign].strip() if i_campaign is not None else ""
-        discarded = i_disc is not None and \
-            parse_bool(path, line, "discarded", row[i_disc])
-        rows.add(line, values, discarded)
+        flags = {reason: parse_bool(path, line, FLAG_OF[reason], row[i]) for reason, i in i_flags}
+        rows.add(line, values, flags)
     return rows.finish(header_line)
 
 
@@ -440,8 +447,9 @@ def _load_bozka_jsonl(path, handle, rows):
                 value = str(int(value)) if value.is_integer() else str(value)
             values[key] = str(value).strip()
         values["campaign"] = str(obj.get("campaign") or "").strip()
-        discarded = parse_bool(path, line, "discarded", obj.get("discarded"))
-        rows.add(line, values, discarded)
+        flags = {reason: parse_bool(path, line, FLAG_OF[reason], obj.get(FLAG_OF[reason]))
+                 for reason in REASONS}
+        rows.add(line, values, flags)
     return rows.finish(first_line or 1)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 
 from .report import fmt_num, fmt_p, printable, table, write_tables
+from .research import FLAGGED
 
 __all__ = ["stars", "text_report", "write_csv"]
 
@@ -69,6 +70,8 @@ def text_report(result) -> str:
     if skipped:
         line += "; left out: " + ", ".join(
             f"{v} {k.replace('skipped_', '')}" for k, v in sorted(skipped.items()))
+        if any(f"skipped_{reason}" in skipped for reason in FLAGGED):
+            line += " (flagged answers: --keep-flagged keeps them)"
     out = [printable(line), ""]
 
     rule = "kept whatever p" if s["keep_unreliable"] else \

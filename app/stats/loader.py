@@ -33,6 +33,7 @@ import io
 import numpy as np
 
 from .bozka_reader import ANSWER_LABELS, BOZKA_COLUMNS, bozka_row, load_bozka_csv, load_bozka_jsonl
+from .research import kept_reasons
 from .reading import Builder, InputError, Judgments, bad_utf8_line
 from .wmt_reader import load_wmt
 
@@ -81,12 +82,16 @@ def _first_nonblank_line(text: io.TextIOBase) -> tuple[str, int]:
 
 
 def load(path: str, fmt: str | None = None, *, include_controls: bool = False,
-         include_discarded: bool = False, campaign: str | None = None) -> Judgments:
+         include_discarded: bool = False, keep_flagged: bool = False,
+         campaign: str | None = None) -> Judgments:
     """Read ``path`` (format detected unless ``fmt`` is ``"bozka"``/``"wmt"``).
 
     ``campaign`` keeps only that campaign's rows of a Bozka export; without
-    it a file holding several campaigns is refused.
+    it a file holding several campaigns is refused. Rows that do not count
+    for research (``research.left_out``) are left out, except those the
+    ``include_*`` and ``keep_flagged`` options keep.
     """
+    keep = kept_reasons(include_controls, include_discarded, keep_flagged)
     try:
         handle = open(path, encoding="utf-8-sig", newline="")
     except OSError as exc:
@@ -113,10 +118,8 @@ def load(path: str, fmt: str | None = None, *, include_controls: bool = False,
                                      "campaign column to choose from")
                 return load_wmt(path, handle)
             if detected == "bozka-jsonl":
-                return load_bozka_jsonl(path, handle, include_controls,
-                                         include_discarded, campaign)
-            return load_bozka_csv(path, handle, include_controls,
-                                   include_discarded, campaign)
+                return load_bozka_jsonl(path, handle, keep, campaign)
+            return load_bozka_csv(path, handle, keep, campaign)
         except UnicodeDecodeError:
             raise InputError(path, bad_utf8_line(path), "not UTF-8 text") from None
 
@@ -135,8 +138,7 @@ def from_records(records, *, fmt: str = "bozka") -> Judgments:
     """
     b = Builder("<records>", fmt)
     for n, (sentence, sys_a, sys_b, choice, judge) in enumerate(records, start=1):
-        bozka_row(b, n, str(sentence), sys_a, sys_b, choice, str(judge),
-                   False, False, False, False)
+        bozka_row(b, n, str(sentence), sys_a, sys_b, choice, str(judge), {})
     return b.finish(1, canonical=(fmt == "bozka"))
 
 

@@ -11,6 +11,7 @@ import math
 import os
 import unicodedata
 
+from .research import FLAGGED
 from .winners import CATEGORIES
 
 __all__ = ["clean_json", "printable", "text_report", "write_csv", "write_json"]
@@ -218,6 +219,8 @@ def text_report(result) -> str:
     if skipped:
         line += "; left out: " + ", ".join(
             f"{v} {k.replace('skipped_', '')}" for k, v in sorted(skipped.items()))
+        if any(f"skipped_{reason}" in skipped for reason in FLAGGED):
+            line += " (flagged answers: --keep-flagged keeps them)"
     out += [printable(line), ""]
 
     out += ["Inter-annotator agreement (Cohen's kappa)",

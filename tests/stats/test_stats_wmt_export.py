@@ -33,6 +33,8 @@ def campaign_rows(seed=0, sentences=40, judges=5):
             "served_at": None, "answered_at": None, "seconds": 4.0,
             "is_control": control, "control_passed": True if control else None,
             "discarded": discarded, "discard_reason": "reading floor" if discarded else None,
+            "too_fast": False, "dismissed": discarded, "held": False, "held_reason": None,
+            "untested": False, "left_out": "control" if control else "discarded" if discarded else None,
         })
 
     for s in range(1, sentences + 1):

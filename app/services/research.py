@@ -1,0 +1,138 @@
+"""Why an answer may not count for research, read from the database for the
+exports and the dashboard; the rule that decides is ``app.stats.research``
+(which ``scripts/analyse.py`` applies to the exported columns).
+
+A volunteer's flags (dismissed, held, untested) are read as they are when
+asked: a hold cleared later makes their answers count again.
+"""
+import threading
+from collections import Counter
+from datetime import timedelta
+
+from sqlalchemy import bindparam, func, select
+
+from ..models import Item, Participation
+from ..stats import research
+from . import da_quality
+
+IN_CHUNK = 500  # participations per query: a bounded number of parameters
+
+
+def pairwise_untested(items_answered, check_every):
+    """Whether a pairwise volunteer is untested: they have not reached the
+    first check of their control failure share (``quality.dismissal_reason``
+    checks it at every ``check_every``-th item), so nothing but their first
+    controls has judged them yet."""
+    return items_answered < check_every
+
+
+def da_untested(bad_reference_pairs, min_pairs):
+    """Whether a DA volunteer is untested: fewer scored bad references than
+    the live rule (``da_quality.optimiser_reason``) needs to decide anything."""
+    return bad_reference_pairs < min_pairs
+
+
+_VOLUNTEERS = select(
+    Participation.id, Participation.dismissed_at, Participation.held_at, Participation.held_reason,
+    Participation.items_answered,
+).where(Participation.id.in_(bindparam("ids", expanding=True)))
+_BAD_PAIRS = (
+    select(Item.participation_id, func.count(Item.id))
+    .where(Item.participation_id.in_(bindparam("ids", expanding=True)),
+           Item.qc_kind == da_quality.BAD_REFERENCE, Item.answered_at.is_not(None))
+    .group_by(Item.participation_id)
+)
+
+
+def volunteer_flags(connection, participation_ids, *, check_every=None, min_pairs=None):
+    """{participation id: {"dismissed", "held", "held_reason", "untested"}}
+    read on ``connection`` (a Connection or Session). The untested rule is
+    pairwise's given ``check_every``, DA's given ``min_pairs``."""
+    ids = sorted(set(participation_ids))
+    flags = {}
+    for start in range(0, len(ids), IN_CHUNK):
+        chunk = ids[start:start + IN_CHUNK]
+        pairs = dict(connection.execute(_BAD_PAIRS, {"ids": chunk}).all()) if min_pairs is not None else {}
+        for pid, dismissed_at, held_at, held_reason, answered in connection.execute(_VOLUNTEERS, {"ids": chunk}):
+            untested = (da_untested(pairs.get(pid, 0), min_pairs) if min_pairs is not None
+                        else pairwise_untested(answered, check_every))
+            flags[pid] = {"dismissed": dismissed_at is not None, "held": held_at is not None,
+                          "held_reason": held_reason, "untested": untested}
+    return flags
+
+
+def answer_flags(volunteer, is_control, discarded, too_fast):
+    """The flags ``research.left_out`` reads, of one answer of a volunteer
+    with the flags ``volunteer`` (``volunteer_flags``)."""
+    return {"control": is_control, "discarded": discarded, "dismissed": volunteer["dismissed"],
+            "held": volunteer["held"], "untested": volunteer["untested"], "too_fast": too_fast}
+
+
+def flag_values(volunteer, is_control, discarded, too_fast):
+    """The exports' flag columns (``research.FLAG_COLUMNS``) of one answer,
+    ``left_out`` decided by the rule."""
+    return {
+        "too_fast": too_fast, "dismissed": volunteer["dismissed"], "held": volunteer["held"],
+        "held_reason": volunteer["held_reason"], "untested": volunteer["untested"],
+        "left_out": research.left_out(answer_flags(volunteer, is_control, discarded, too_fast)),
+    }
+
+
+# The dashboard's counts: answers per (participation, control, too fast,
+# bad reference), read incrementally (only the answers since the last call).
+# Up to LAG ago only: an answer is stamped before its transaction commits
+# (a busy database retries it for up to BOZKA_BUSY_WAIT seconds), and one
+# committed after a read that had gone past its stamp would never be counted.
+LAG = timedelta(seconds=30)
+_answers = {}  # campaign id -> {"until": datetime, "counts": Counter}
+_lock = threading.Lock()
+
+
+def _answer_counts(session, campaign_id, until):
+    with _lock:
+        state = _answers.setdefault(campaign_id, {"until": None, "counts": Counter()})
+        query = (
+            select(Item.participation_id, Item.control_id.is_not(None), Item.too_fast,
+                   Item.qc_kind == da_quality.BAD_REFERENCE, func.count(Item.id))
+            .where(Item.campaign_id == campaign_id, Item.answered_at.is_not(None), Item.answered_at <= until)
+            .group_by(Item.participation_id, Item.control_id.is_not(None), Item.too_fast,
+                      Item.qc_kind == da_quality.BAD_REFERENCE)
+        )
+        if state["until"] is not None:
+            if until <= state["until"]:
+                return dict(state["counts"])
+            query = query.where(Item.answered_at > state["until"])
+        for pid, control, fast, bad, n in session.execute(query):
+            state["counts"][(pid, bool(control), bool(fast), bool(bad))] += n
+        state["until"] = until
+        return dict(state["counts"])
+
+
+def counts(session, campaign, now, *, check_every=None, min_pairs=None):
+    """How many answers, answered up to ``LAG`` before ``now``, count for
+    research and how many are left out for each reason: {"counted": n,
+    reason: n} (``research.REASONS``; absent reasons are 0), under the same
+    rule and flags as the exports."""
+    answers = _answer_counts(session, campaign.id, now - LAG)
+    participations = {pid for pid, *_rest in answers}
+    if min_pairs is not None:  # DA's untested rule, from the counts already read
+        pairs = Counter()
+        for (pid, _control, _fast, bad), n in answers.items():
+            pairs[pid] += n if bad else 0
+    volunteers = volunteer_flags(session, participations, check_every=check_every or 0, min_pairs=None)
+    if min_pairs is not None:
+        for pid, flags in volunteers.items():
+            flags["untested"] = da_untested(pairs[pid], min_pairs)
+    result = dict.fromkeys(("counted",) + research.REASONS, 0)
+    for (pid, control, fast, _bad), n in answers.items():
+        reason = research.left_out(answer_flags(volunteers[pid], control, volunteers[pid]["dismissed"], fast))
+        result["counted" if reason is None else reason] += n
+    return result
+
+
+def forget(campaign_id=None):
+    with _lock:
+        if campaign_id is None:
+            _answers.clear()
+        else:
+            _answers.pop(campaign_id, None)
