@@ -259,11 +259,22 @@ def _open_until_tomorrow(campaign):
     db.session.commit()
 
 
+def _commit(campaign, hash_, **kwargs):
+    """The commitment, naming a beacon published a minute after the campaign's end."""
+    beacon_at = campaign.ends_at + timedelta(minutes=1) if campaign.ends_at else None
+    return raffle.commit(campaign, hash_, beacon="drand quicknet round 1", beacon_at=beacon_at, **kwargs)
+
+
 def _time_passes(campaign):
-    """As if the campaign's end (and the draw's time it named) went by."""
-    past = utcnow() - timedelta(minutes=1)
-    campaign.ends_at = past
-    raffle.commitment(campaign).draw_at = past
+    """As if the campaign's end, the draw's time and the beacon's went by:
+    what happened so far happened before that end."""
+    record = raffle.commitment(campaign)
+    campaign.ends_at = record.draw_at = utcnow() - timedelta(minutes=2)
+    record.beacon_at = campaign.ends_at + timedelta(minutes=1)
+    earlier = campaign.ends_at - timedelta(hours=1)
+    record.committed_at = earlier - timedelta(hours=1)
+    db.session.execute(db.update(Ticket).where(Ticket.campaign_id == campaign.id).values(created_at=earlier))
+    db.session.execute(db.update(User).where(User.email_confirmed_at.is_not(None)).values(email_confirmed_at=earlier))
     db.session.commit()
 
 
@@ -286,7 +297,7 @@ def test_commitment_comes_before_the_first_ticket_and_names_the_draw_time(app, m
         raffle.commit(campaign, hash_)
     assert raffle.commitment(campaign) is None
     other = _second_campaign(campaign)
-    record = raffle.commit(other, hash_)
+    record = _commit(other, hash_)
     assert record.draw_at == other.ends_at and record.seed_sha256 == hash_
 
 
@@ -307,9 +318,9 @@ def test_raffle_eligibility_commit_and_draw(app, make_campaign):
     seed = "correct horse battery staple"
     with pytest.raises(raffle.RaffleError):
         raffle.draw(campaign, seed, 1)  # no commitment yet
-    raffle.commit(campaign, sha256_hex(seed))
+    record = _commit(campaign, sha256_hex(seed))
     with pytest.raises(raffle.RaffleError):
-        raffle.commit(campaign, sha256_hex("again"))
+        _commit(campaign, sha256_hex("again"))
     people = simulate_volunteers(campaign, volunteers=5, items=20)
     unconfirmed = db.session.get(User, people[3].user_id)
     unconfirmed.email_confirmed_at = None
@@ -327,27 +338,33 @@ def test_raffle_eligibility_commit_and_draw(app, make_campaign):
     assert db.session.scalar(select(func.count(Ticket.id)).where(Ticket.participation_id == people[4].id)) == 2
     # No draw while the campaign is open, nor before the time the commitment named.
     with pytest.raises(raffle.RaffleError, match="after the campaign has closed"):
-        raffle.draw(campaign, seed, 2)
+        raffle.draw(campaign, seed, 2, beacon="7")
     campaign.status = "closed"
     db.session.commit()
     with pytest.raises(raffle.RaffleError, match="wait until then"):
-        raffle.draw(campaign, seed, 2)
+        raffle.draw(campaign, seed, 2, beacon="7")
+    # Nor before the beacon's value is out.
+    with pytest.raises(raffle.RaffleError, match="beacon's value is published"):
+        raffle.draw(campaign, seed, 2, now=campaign.ends_at, beacon="7")
     assert raffle.commitment(campaign).drawn_at is None
     with pytest.raises(raffle.RaffleError, match="does not match"):
-        raffle.draw(campaign, "wrong seed", 2, now=campaign.ends_at)
-    record = raffle.draw(campaign, seed, 2, now=campaign.ends_at)
+        raffle.draw(campaign, "wrong seed", 2, now=record.beacon_at, beacon="7")
+    with pytest.raises(raffle.RaffleError, match="Type the beacon"):
+        raffle.draw(campaign, seed, 2, now=record.beacon_at, beacon=" ")
+    record = raffle.draw(campaign, seed, 2, now=record.beacon_at, beacon="7")
     db.session.commit()
     assert [w["volunteer"] for w in record.winners] and len({w["volunteer"] for w in record.winners}) == 2
-    assert record.winners == draw_winners(seed, eligible, 2)
+    assert record.winners == draw_winners(seed, eligible, 2, "7")
     assert record.tickets_sha256 == tickets_digest(eligible)
     with pytest.raises(raffle.RaffleError):
-        raffle.draw(campaign, seed, 2, now=campaign.ends_at)
+        raffle.draw(campaign, seed, 2, now=record.beacon_at, beacon="7")
 
 
 def test_the_campaign_end_cannot_move_before_the_committed_draw(app, make_campaign):
     campaign = make_campaign()
     _open_until_tomorrow(campaign)
-    record = raffle.commit(campaign, sha256_hex("seed"))
+    record = raffle.commit(campaign, sha256_hex("seed"), beacon="drand quicknet round 1",
+                           beacon_at=campaign.ends_at + timedelta(days=3))
     db.session.commit()
     organiser = staff_client(app, "organiser")
     token = csrf_token(organiser, "/organiser/c/test/")
@@ -371,7 +388,9 @@ def test_raffle_from_the_dashboard_cli_and_public_verification(app, tmp_path, ma
     _open_until_tomorrow(campaign)
     organiser = staff_client(app, "organiser")
     token = csrf_token(organiser, "/organiser/c/test/")
-    page = organiser.post("/organiser/c/test/raffle/commit", data={"csrf_token": token, "seed_sha256": ""})
+    beacon_at = (campaign.ends_at + timedelta(minutes=1)).strftime("%Y-%m-%dT%H:%M")
+    page = organiser.post("/organiser/c/test/raffle/commit", data={
+        "csrf_token": token, "seed_sha256": "", "beacon": "drand quicknet round 1", "beacon_at": beacon_at})
     seed = __import__("re").search(r'<code class="hash">([0-9a-f]{64})</code>', page.get_data(as_text=True)).group(1)
     record = raffle.commitment(campaign)
     assert record.seed_sha256 == sha256_hex(seed) and record.seed is None  # the seed is not stored
@@ -381,7 +400,7 @@ def test_raffle_from_the_dashboard_cli_and_public_verification(app, tmp_path, ma
     simulate_volunteers(campaign, volunteers=3, items=20)
     # While the campaign is open: refused, nothing drawn.
     page = organiser.post("/organiser/c/test/raffle/draw", follow_redirects=True,
-                          data={"csrf_token": token, "seed": seed, "prizes": "2"})
+                          data={"csrf_token": token, "seed": seed, "beacon": "7", "prizes": "2"})
     assert "The draw is possible only after the campaign has closed." in page.get_data(as_text=True)
     _time_passes(campaign)
     # The list is final: the public page shows its SHA-256 before the draw.
@@ -391,52 +410,59 @@ def test_raffle_from_the_dashboard_cli_and_public_verification(app, tmp_path, ma
     # into a 500): clear messages in the organiser's language, nothing drawn.
     organiser.set_cookie("bozka_lang", "es", domain="localhost")
     page = organiser.post("/organiser/c/test/raffle/draw", follow_redirects=True,
-                          data={"csrf_token": token, "seed": "not the seed", "prizes": "2"})
+                          data={"csrf_token": token, "seed": "not the seed", "beacon": "7", "prizes": "2"})
     assert "Esta semilla no coincide con el SHA-256 publicado." in page.get_data(as_text=True)
     page = organiser.post("/organiser/c/test/raffle/draw", follow_redirects=True,
-                          data={"csrf_token": token, "seed": seed, "prizes": "9" * 400})
+                          data={"csrf_token": token, "seed": seed, "beacon": "7", "prizes": "9" * 400})
     assert "Número de premios: El número debe estar entre 1 y 1000." in page.get_data(as_text=True)
     db.session.refresh(record)
     assert record.drawn_at is None
     organiser.set_cookie("bozka_lang", "en", domain="localhost")
-    organiser.post("/organiser/c/test/raffle/draw", data={"csrf_token": token, "seed": seed, "prizes": "2"})
+    organiser.post("/organiser/c/test/raffle/draw", data={"csrf_token": token, "seed": seed, "beacon": "7",
+                                                          "prizes": "2"})
     db.session.refresh(record)
     assert record.drawn_at is not None and len(record.winners) == 2
     assert record.tickets_sha256 == tickets_digest(final)
     tickets_csv = app.test_client().get("/c/test/raffle/tickets.csv").get_data(as_text=True)
-    path = tmp_path / "tickets.csv"
+    path, draw = tmp_path / "tickets.csv", tmp_path / "raffle.json"
     path.write_text(tickets_csv)
-    out = subprocess.run([sys.executable, "scripts/verify_raffle.py", "--seed", seed, "--tickets", str(path),
-                          "--prizes", "2", "--sha256", record.seed_sha256, "--tickets-sha256", record.tickets_sha256],
-                         cwd=ROOT, capture_output=True, text=True)
-    assert out.returncode == 0 and "commitment: matches" in out.stdout and "ticket list: matches" in out.stdout
+    draw.write_text(app.test_client().get("/c/test/raffle.json").get_data(as_text=True))
+
+    def verify(beacon="7"):
+        return subprocess.run([sys.executable, "scripts/verify_raffle.py", "--draw", str(draw), "--tickets", str(path),
+                               "--beacon", beacon], cwd=ROOT, capture_output=True, text=True)
+
+    out = verify()
+    assert out.returncode == 0 and "commitment: ok" in out.stdout and "ticket list: ok" in out.stdout
     for w in record.winners:
         assert f"prize {w['prize']}: ticket {w['ticket']} ({w['volunteer']})" in out.stdout
     # A list with one ticket left out is caught.
     path.write_text("\n".join(tickets_csv.splitlines()[:-1]) + "\n")
-    out = subprocess.run([sys.executable, "scripts/verify_raffle.py", "--seed", seed, "--tickets", str(path),
-                          "--prizes", "2", "--tickets-sha256", record.tickets_sha256],
-                         cwd=ROOT, capture_output=True, text=True)
-    assert out.returncode == 1 and "ticket list: DOES NOT MATCH" in out.stdout
+    out = verify()
+    assert out.returncode == 1 and "ticket list: FAILS" in out.stdout
     # The command line does the same.
     runner = app.test_cli_runner()
-    assert "already drawn" in runner.invoke(args=["raffle", "draw", "test", "--seed", seed]).output
+    assert "already drawn" in runner.invoke(args=["raffle", "draw", "test", "--seed", seed, "--beacon", "7"]).output
 
 
 def test_raffle_cli(app, make_campaign):
     campaign = make_campaign(sentences=30)
     runner = app.test_cli_runner()
-    assert "end time" in runner.invoke(args=["raffle", "commit", "test"]).output
+    beacon = ["--beacon", "drand quicknet round 1", "--beacon-at", "2099-01-01T00:00:00"]
+    assert "end time" in runner.invoke(args=["raffle", "commit", "test", *beacon]).output
     _open_until_tomorrow(campaign)
-    result = runner.invoke(args=["raffle", "commit", "test"])
+    result = runner.invoke(args=["raffle", "commit", "test", "--beacon", "drand quicknet round 1", "--beacon-at",
+                                 campaign.ends_at.strftime("%Y-%m-%dT%H:%M")])
+    assert "must be published after the campaign" in result.output  # the beacon's time is the end: refused
+    result = runner.invoke(args=["raffle", "commit", "test", *beacon])
     seed = result.output.split("not stored): ")[1].split()[0]
     assert f"Time of the draw (UTC, the campaign's end): {campaign.ends_at:%Y-%m-%d %H:%M}" in result.output
     assert raffle.commitment(campaign).seed_sha256 == sha256_hex(seed)
     simulate_volunteers(campaign, volunteers=2, items=20)
-    result = runner.invoke(args=["raffle", "draw", "test", "--seed", seed, "--prizes", "2"])
+    result = runner.invoke(args=["raffle", "draw", "test", "--seed", seed, "--beacon", "7", "--prizes", "2"])
     assert result.exit_code != 0 and "after the campaign has closed" in result.output
     _time_passes(campaign)
-    result = runner.invoke(args=["raffle", "draw", "test", "--seed", seed, "--prizes", "2"])
+    result = runner.invoke(args=["raffle", "draw", "test", "--seed", seed, "--beacon", "7", "--prizes", "2"])
     assert result.exit_code == 0 and "prize 2: ticket" in result.output
     assert runner.invoke(args=["raffle", "tickets", "test"]).output.count("\n") == 5  # header + 4 tickets
 
