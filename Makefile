@@ -53,8 +53,11 @@ demo: db
 # One gevent worker with WebSocket support, as Flask-SocketIO's documentation
 # prefers; room for 4,000 open connections (every volunteer's page keeps a
 # WebSocket open; gunicorn's default of 1,000 stops accepting at 1,000).
+# app/worker.py bounds them: 1,000 per address, a request's head within 10 s
+# (BOZKA_CONNECTIONS_PER_ADDRESS, BOZKA_HEAD_TIMEOUT; docs/security.md).
+# The tests and benchmarks run this very line (scripts/bench/harness.py).
 run: demo
-	$(BIN)/gunicorn --worker-class geventwebsocket.gunicorn.workers.GeventWebSocketWorker --workers 1 --worker-connections 4000 --bind $(HOST):$(PORT) --access-logfile - wsgi:app
+	$(BIN)/gunicorn --worker-class app.worker.BoundedWorker --workers 1 --worker-connections 4000 --bind $(HOST):$(PORT) --access-logfile - wsgi:app
 
 chromium:
 	bash scripts/install-chromium.sh

@@ -29,6 +29,19 @@ def _instance_secret(instance_path):
         return secret
 
 
+def connection_bounds():
+    """(connections one address may hold open, seconds a request's head may
+    take) for the gunicorn worker (app/worker.py; docs/security.md, "One
+    hostile client"). 1,000 of the worker's 4,000 connections: a school or
+    a carrier's NAT puts many volunteers behind one address, each with a
+    WebSocket and a few kept-alive requests. Behind a proxy (BOZKA_PROXIES)
+    every connection comes from the proxy, so no bound by default: nginx's
+    limit_conn bounds addresses there."""
+    proxied = int(os.environ.get("BOZKA_PROXIES", "0")) > 0
+    limit = int(os.environ.get("BOZKA_CONNECTIONS_PER_ADDRESS", "0" if proxied else "1000"))
+    return limit, float(os.environ.get("BOZKA_HEAD_TIMEOUT", "10")) or None
+
+
 def from_env(instance_path):
     """Build the configuration mapping for one application instance."""
     default_db = "sqlite:///" + os.path.join(instance_path, "bozka.sqlite3")

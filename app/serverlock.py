@@ -1,11 +1,17 @@
-"""Is a server using the database? Every server process holds a shared
-advisory lock (``flock``) on ``server.lock`` in the instance folder, from the
-first request it serves until it exits; ``flask restore`` takes the lock
-exclusively, without waiting, and refuses when it cannot.
+"""Is a server using this SQLite database? Every server process holds a
+shared advisory lock (``flock``) on a lock file beside the database, named
+from the database file's real path, from the first request it serves until
+it exits; ``flask restore`` takes the same lock exclusively, without
+waiting, and refuses when it cannot.
 
-The kernel drops a process's locks when it exits, even on SIGKILL, so a
-crashed server leaves no stale lock. Command-line commands never serve a
-request, so they never take it; tests turn it off (``BOZKA_SERVER_LOCK``).
+The lock belongs to the database, not to an instance folder: a restore run
+with another ``BOZKA_INSTANCE``, or through a symbolic link to the same
+file, finds the same lock. The kernel drops a process's locks when it
+exits, even on SIGKILL, so a crashed server leaves no stale lock. Commands
+never serve a request, so they never take it; tests turn it off
+(``BOZKA_SERVER_LOCK``). PostgreSQL needs none: ``flask restore`` refuses it
+(pg_restore is the tool there). The database file itself is not locked:
+closing any descriptor of it would drop SQLite's own POSIX locks.
 """
 import contextlib
 import fcntl
@@ -14,7 +20,7 @@ import threading
 
 from . import private
 
-NAME = "server.lock"
+SUFFIX = "-server.lock"  # not SQLite's own ".lock", "-wal", "-shm" or "-journal"
 
 
 class ServerRunning(RuntimeError):
@@ -25,30 +31,40 @@ class ServerRunning(RuntimeError):
         self.path, self.pids = path, pids
 
 
-def path_of(instance_path):
-    return os.path.join(instance_path, NAME)
+def path_of(database):
+    """The lock file of a SQLite database file: beside its real path, so
+    every name of that file (relative, absolute, through a link) gives one lock."""
+    return os.path.realpath(database) + SUFFIX
 
 
-def _open(instance_path):
+def sqlite_file(url):
+    """The database file of an SQLAlchemy URL, or None if it is no SQLite file."""
+    if url.get_backend_name() != "sqlite" or not url.database or url.database == ":memory:" \
+            or url.database.startswith("file:"):
+        return None
+    return url.database
+
+
+def _open(database):
     # os.open: 0600 whatever the umask, and not inherited by child processes.
-    return os.fdopen(os.open(path_of(instance_path), os.O_RDWR | os.O_CREAT, private.FILE), "r+")
+    return os.fdopen(os.open(path_of(database), os.O_RDWR | os.O_CREAT, private.FILE), "r+")
 
 
-def hold_shared(instance_path):
+def hold_shared(database):
     """The open lock file, locked shared (it waits while a restore runs)."""
-    handle = _open(instance_path)
+    handle = _open(database)
     fcntl.flock(handle, fcntl.LOCK_SH)
     return handle
 
 
 @contextlib.contextmanager
-def exclusive(instance_path):
-    """Held while no server runs; raises ServerRunning if one does."""
-    with _open(instance_path) as handle:
+def exclusive(database):
+    """Held while no server uses ``database``; raises ServerRunning if one does."""
+    with _open(database) as handle:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            path = path_of(instance_path)
+            path = path_of(database)
             raise ServerRunning(path, holders(path)) from None
         yield
 
@@ -69,8 +85,8 @@ def holders(path):
 class HoldWhileServing:
     """WSGI middleware: the first request of the process takes the shared lock."""
 
-    def __init__(self, wsgi_app, instance_path):
-        self.wsgi_app, self.instance_path = wsgi_app, instance_path
+    def __init__(self, wsgi_app, database):
+        self.wsgi_app, self.database = wsgi_app, database
         self.handle = None
         self._guard = threading.Lock()
 
@@ -78,7 +94,7 @@ class HoldWhileServing:
         if self.handle is None:
             with self._guard:
                 if self.handle is None:
-                    self.handle = hold_shared(self.instance_path)
+                    self.handle = hold_shared(self.database)
         return self.wsgi_app(environ, start_response)
 
     def release(self):
@@ -88,6 +104,11 @@ class HoldWhileServing:
 
 
 def init_app(app):
-    """Wrap the whole WSGI app, Socket.IO's requests included, when BOZKA_SERVER_LOCK is on."""
-    if app.config.get("BOZKA_SERVER_LOCK", True):
-        app.wsgi_app = HoldWhileServing(app.wsgi_app, app.instance_path)
+    """Wrap the whole WSGI app, Socket.IO's requests included, when
+    BOZKA_SERVER_LOCK is on and the database is a SQLite file."""
+    from .extensions import db
+
+    with app.app_context():
+        database = sqlite_file(db.engine.url)  # Flask-SQLAlchemy's: a relative path is made absolute
+    if app.config.get("BOZKA_SERVER_LOCK", True) and database:
+        app.wsgi_app = HoldWhileServing(app.wsgi_app, database)

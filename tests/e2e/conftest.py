@@ -22,6 +22,7 @@ import pytest
 from browser import CHROMIUM, CHROMIUM_ARGS  # noqa: F401 (imported from here by other tests)
 from databases import scratch_database
 from helpers import quiet_demo_commands
+from scripts.bench.harness import make_run_command
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BIN = os.path.dirname(sys.executable)
@@ -34,16 +35,9 @@ def flask_command(*args):
 
 
 def serve_command(port):
-    """The one place that says how the site is served: as ``make run`` does."""
-    return [
-        os.path.join(BIN, "gunicorn"),
-        "--worker-class", "geventwebsocket.gunicorn.workers.GeventWebSocketWorker",
-        "--workers", "1",
-        "--worker-connections", "4000",
-        "--bind", f"127.0.0.1:{port}",
-        "--access-logfile", "-",
-        "wsgi:app",
-    ]
+    """How the site is served: the gunicorn line of ``make run``, read from
+    the Makefile (scripts/bench/harness.py, the one place), on ``port``."""
+    return make_run_command(port)
 
 
 def _free_port():
