@@ -309,3 +309,15 @@ def test_failing_a_first_control_is_told_only_at_the_first_check_and_not_which(a
     csrf = re.compile(r'value="[^"]{40,}"')
     assert csrf.sub("", told["first_page"]) == csrf.sub("", told["second_page"].replace("second", "first"))
     assert "you have not passed the control sentences" in told["first_page"]
+
+
+def test_generated_controls_take_sentences_nobody_has_been_shown_while_there_are_some(app, make_campaign):
+    campaign = make_campaign(sentences=200, systems=("A", "B"), control_source="generated")
+    first, second = _volunteer(campaign, 1), _volunteer(campaign, 2)
+    _play(campaign, first, 30)
+    _play(campaign, second, 30)
+    shown_to_first = {item.sentence_id for item in _items(first) if not item.is_control}
+    controls_of_second = {item.sentence_id for item in _items(second) if item.is_control}
+    assert len(shown_to_first) >= 20 and len(controls_of_second) == 8
+    # A collection of the texts the first account was shown holds none of the second's controls.
+    assert not controls_of_second & shown_to_first

@@ -129,13 +129,16 @@ def _serve_control(campaign, participation, rng, seed):
 
 # Draws before giving up on a generated control (each finds a sentence the
 # volunteer has not seen, long enough, with a long enough donor at once
-# unless the campaign is nearly used up for them).
+# unless the campaign is nearly used up for them). The first half takes
+# only sentences nobody is judging or has judged: their outputs have not
+# been shown, so no collection of the texts other accounts saw holds them.
 GENERATE_TRIES = 20
+UNSHOWN_TRIES = 10
 _SENTENCE_COUNT = select(func.max(Sentence.number)).where(Sentence.campaign_id == bindparam("campaign_id"))
 # The outputs of the sentence numbered ``number``, unless the volunteer has
 # seen it (as a test or a control: never both, never twice).
 _UNSEEN_OUTPUTS = (
-    select(Sentence.id, Sentence.source, Output.system_id, Output.text)
+    select(Sentence.id, Sentence.source, Output.system_id, Output.text, Sentence.pending)
     .join(Output, Output.sentence_id == Sentence.id)
     .where(
         Sentence.campaign_id == bindparam("campaign_id"),
@@ -163,17 +166,18 @@ def _generate_control(campaign, participation, position, seed):
     if not last or last < 2:
         return None
     draw = quality.control_draw(seed, position)
-    for _try in range(GENERATE_TRIES):
+    for attempt in range(GENERATE_TRIES):
         number, donor_number = draw.randrange(1, last + 1), draw.randrange(1, last + 1)
         rows = execute(
             _UNSEEN_OUTPUTS, {"campaign_id": campaign.id, "number": number, "participation_id": participation.id}
         ).all()
-        donors = execute(_DONOR_OUTPUTS, {"campaign_id": campaign.id, "number": donor_number}).scalars().all()
-        if not rows or not donors or donor_number == number:
+        if not rows or donor_number == number or (rows[0].pending and attempt < UNSHOWN_TRIES):
             continue
-        sentence_id, source, system_id, better = rows[draw.randrange(len(rows))]
-        worse = degrade.replace_span(better, donors[draw.randrange(len(donors))], draw)
-        if worse is None:
+        donors = execute(_DONOR_OUTPUTS, {"campaign_id": campaign.id, "number": donor_number}).scalars().all()
+        sentence_id, source, system_id, better, _pending = rows[draw.randrange(len(rows))]
+        worse = degrade.replace_span(better, donors[draw.randrange(len(donors))], draw) if donors else None
+        # Never another system's translation of the sentence: that is no worse.
+        if worse is None or worse in {row.text for row in rows}:
             continue
         control_id = execute(_INSERT_CONTROL, dict(
             campaign_id=campaign.id, number=None, source=source, better=better, worse=worse,
