@@ -12,7 +12,7 @@ from app.services import accounts, evaluation
 from app.services.campaign_writer import create_campaign
 from app.services.importer import read_campaign
 from app.services.pseudonyms import pseudonym
-from helpers import QUIET_SIGNS, csrf_token, write_campaign
+from helpers import QUIET_SIGNS, csrf_token, give_every_campaign, write_campaign
 
 # How good each system is (an honest judge's mean score of its outputs).
 QUALITY = {"A": 80, "B": 60, "C": 40}
@@ -39,8 +39,10 @@ def make_da_campaign(folder, **settings):
 def honest(rng, quality=QUALITY):
     """A judge who scores a system's outputs by its quality, bad references
     much lower and references high."""
-    def score(texts):
+    def score(texts, kind=None):
         match = _OUTPUT.fullmatch(texts[2])
+        if kind == "bad_reference":  # they read it: a phrase is wrong (it may look like an output here)
+            return rng.randint(0, 25)
         if match:
             return max(0, min(100, quality[match.group(2)] + rng.randint(-15, 15)))
         if texts[2].startswith("The reference translation"):
@@ -49,8 +51,8 @@ def honest(rng, quality=QUALITY):
     return score
 
 
-def optimiser(texts):
-    return 70  # the same score whatever is shown: dismissed by the live rule
+def optimiser(texts, kind=None):
+    return 70  # the same score whatever is shown: held before the first ticket, dismissed by the live rule
 
 
 def join(campaign, username):
@@ -68,7 +70,7 @@ def run(campaign, participation_id, score_of, limit=400, rng=None):
     step = evaluation.show(campaign, participation_id, utcnow(), rng)
     status, n = step.status, 0
     while step.item is not None and n < limit:
-        step = evaluation.answer(campaign, participation_id, step.item.token, score_of(step.texts), utcnow(), rng)
+        step = evaluation.answer(campaign, participation_id, step.item.token, score_of(step.texts, step.item.qc_kind), utcnow(), rng)
         status, n = step.status, n + 1
     return status
 
@@ -111,7 +113,7 @@ def staff(app, role, username=None):
     username = username or role
     user = accounts.create_user(f"{username}@example.org", username, "staff-password", role=role)
     user.email_confirmed_at = utcnow()
-    db.session.commit()
+    give_every_campaign(user)
     client = app.test_client()
     client.post("/login", data={"csrf_token": csrf_token(client, "/login"), "email": user.email,
                                 "password": "staff-password"})

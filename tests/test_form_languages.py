@@ -9,7 +9,7 @@ import pytest
 from app.extensions import db
 from app.models import utcnow
 from app.services import accounts
-from helpers import csrf_token, register
+from helpers import csrf_token, give_every_campaign, register
 from test_translations import _catalog, _template
 
 LANGUAGES = ("eu", "es")
@@ -89,7 +89,7 @@ def _user(name, role="volunteer"):
     if user is None:
         user = accounts.create_user(f"{name}@example.org", name, "a long password 1", role=role)
         user.email_confirmed_at = utcnow()
-        db.session.commit()
+        give_every_campaign(user)
     return user
 
 

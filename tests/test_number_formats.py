@@ -11,7 +11,7 @@ from app.formats import percent, utc
 from app.models import utcnow
 from app.services import accounts, raffle
 from app.services.raffle_rules import sha256_hex
-from helpers import csrf_token
+from helpers import csrf_token, give_every_campaign
 
 # 81 of 1,190 judgments: 6.8 % done.
 STYLES = {
@@ -25,7 +25,7 @@ def _organiser(app, language):
     user = accounts.create_user(f"boss-{language}@example.org", f"boss-{language}", "a long password 1",
                                 role="organiser")
     user.email_confirmed_at = utcnow()
-    db.session.commit()
+    give_every_campaign(user)
     client = app.test_client()
     client.set_cookie("bozka_lang", language, domain="localhost")
     client.post("/login", data={"csrf_token": csrf_token(client, "/login"), "email": user.email,
@@ -54,7 +54,8 @@ def test_the_raffle_page_names_the_time_zone(app, client, make_campaign, languag
     campaign = make_campaign()
     campaign.ends_at = (utcnow() + timedelta(days=1)).replace(second=0, microsecond=0)
     committed = datetime(2026, 11, 25, 6, 7, 47)
-    raffle.commit(campaign, sha256_hex("seed"), None, committed)
+    raffle.commit(campaign, sha256_hex("seed"), None, committed, beacon="drand quicknet round 1",
+                  beacon_at=campaign.ends_at + timedelta(minutes=1))
     db.session.commit()
     client.set_cookie("bozka_lang", language, domain="localhost")
     page = client.get(f"/c/{campaign.slug}/raffle").get_data(as_text=True)

@@ -16,7 +16,7 @@ from app.models import Announcement, Item, Participation, Ticket, User, utcnow
 from app.services import accounts, dashboard, evaluation, export, raffle
 from app.services.pseudonyms import pseudonym
 from app.services.raffle_rules import draw_winners, sha256_hex, tickets_digest
-from helpers import csrf_token, register
+from helpers import csrf_token, give_every_campaign, register
 
 ROOT = __import__("os").path.dirname(__import__("os").path.dirname(__import__("os").path.abspath(__file__)))
 
@@ -24,7 +24,7 @@ ROOT = __import__("os").path.dirname(__import__("os").path.dirname(__import__("o
 def staff_client(app, role, n=1):
     user = accounts.create_user(f"{role}{n}@example.org", f"{role}{n}", "staff-password", role=role)
     user.email_confirmed_at = utcnow()
-    db.session.commit()
+    give_every_campaign(user)
     client = app.test_client()
     token = csrf_token(client, "/login")
     client.post("/login", data={"csrf_token": token, "email": user.email, "password": "staff-password"})
@@ -58,12 +58,14 @@ def simulate_volunteers(campaign, volunteers=4, items=12, seed=3, liar=None, con
 
 
 RESEARCHER_ENDPOINTS = {"organiser.index", "organiser.campaign", "organiser.panel", "organiser.export_file"}
+ADMIN_ENDPOINTS = {"organiser.accounts_page", "organiser.audit_log", "organiser.campaign_organisers",
+                   "organiser.add_organiser", "organiser.remove_organiser"}
 
 
 def _organiser_routes(app):
     """Every route of the organiser blueprint, as (method, URL, endpoint)."""
     # participation 1: the volunteer the test registers; ticket 1, whether or not it exists.
-    values = {"slug": "test", "kind": "judgments", "fmt": "csv", "participation_id": 1, "number": 1}
+    values = {"slug": "test", "kind": "judgments", "fmt": "csv", "participation_id": 1, "number": 1, "user_id": 1}
     routes = []
     with app.test_request_context():
         from flask import url_for
@@ -100,10 +102,12 @@ def test_access_control_on_every_route_of_the_blueprint(app, client, make_campai
             assert status == 200, (method, url)
         else:
             assert status == 403, (method, url)
-    organiser = staff_client(app, "organiser")
-    for method, url, _endpoint in routes:
+    # An organiser of the campaign (tests/test_organiser_access.py: of another one); an admin.
+    organiser, admin = staff_client(app, "organiser"), staff_client(app, "admin")
+    for method, url, endpoint in routes:
         if method == "GET":
-            assert organiser.get(url).status_code == 200, url
+            assert organiser.get(url).status_code == (403 if endpoint in ADMIN_ENDPOINTS else 200), url
+            assert admin.get(url).status_code == 200, url
 
 
 def test_researchers_see_no_personal_data(app, make_campaign):
@@ -531,9 +535,9 @@ def test_csv_cells_that_look_like_formulas_are_neutralised():
     assert text == "a\n'=1+1\n\"\"\ntrue\n" or text == "a\n'=1+1\n\ntrue\n"
 
 
-def test_organiser_creates_accounts(app, make_campaign):
+def test_admin_creates_accounts(app, make_campaign):
     make_campaign()
-    organiser = staff_client(app, "organiser")
+    organiser = staff_client(app, "admin")  # an organiser may not (one of another campaign could read this one)
     token = csrf_token(organiser, "/organiser/accounts")
     organiser.post("/organiser/accounts", data={"csrf_token": token, "role": "researcher", "username": "res",
                                                  "email": "res@example.org", "password": "research-pass"})
@@ -579,7 +583,7 @@ def test_every_export_column_is_documented():
 
 def test_statuses_and_roles_are_shown_in_the_interface_language(app, make_campaign):
     make_campaign()
-    organiser = staff_client(app, "organiser")
+    organiser = staff_client(app, "admin")  # the accounts page is the admins'
     organiser.set_cookie("bozka_lang", "eu", domain="localhost")
     token = csrf_token(organiser, "/organiser/c/test/")
     page = organiser.post("/organiser/c/test/status", follow_redirects=True,

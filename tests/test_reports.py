@@ -147,7 +147,7 @@ def test_the_organisers_dashboard_lists_the_reports(app, client, make_campaign):
     campaign = make_campaign(sentences=20)
     register(client)
     _report(client, _past_first_controls(client), "offensive", "<b>rude</b>")
-    listed = reports.campaign_reports(campaign.id)
+    listed = reports.campaign_reports(campaign, names=True)
     assert [(r.reason, r.text, r.username, r.kind) for r in listed] == [("offensive", "<b>rude</b>", "ane", "test")]
     assert listed[0].sentence_number is not None
     page = staff_client(app, "organiser").get("/organiser/c/test/").get_data(as_text=True)

@@ -13,7 +13,7 @@ from app import realtime
 from app.extensions import db
 from app.models import AuditLog, Item, Participation, Ticket, utcnow
 from app.services import accounts, evaluation, raffle, review
-from helpers import csrf_token, register
+from helpers import csrf_token, give_every_campaign, register
 from security.security_helpers import add_campaign, db_snapshot
 
 
@@ -104,7 +104,8 @@ def test_void_ticket_refuses_what_is_not_the_volunteers_or_already_void(app, mak
     campaign = make_campaign(sentences=30)
     # The commitment comes before the first ticket and names the end as the draw's time.
     campaign.ends_at = utcnow() + timedelta(days=1)
-    raffle.commit(campaign, raffle.sha256_hex("seed"))
+    record = raffle.commit(campaign, raffle.sha256_hex("seed"), beacon="drand quicknet round 1",
+                           beacon_at=campaign.ends_at + timedelta(minutes=1))
     db.session.commit()
     ane, jon = _volunteer(campaign, "ane", 20), _volunteer(campaign, "jon", 10, seed=4)
     (first, _v1), (second, _v2) = _tickets(ane)
@@ -118,8 +119,10 @@ def test_void_ticket_refuses_what_is_not_the_volunteers_or_already_void(app, mak
     assert _tickets(ane) == [(first, True), (second, False)] and _tickets(jon) == [(jons, False)]
     with pytest.raises(review.ReviewError, match="already void"):
         review.void_ticket(campaign, ane, first, utcnow())
-    # After the draw its ticket list is final.
-    raffle.draw(campaign, "seed", 1, now=campaign.ends_at)
+    # After the close its ticket list is frozen; after the draw, final.
+    with pytest.raises(review.ReviewError, match="can no longer be voided"):
+        review.void_ticket(campaign, ane, second, campaign.ends_at)
+    raffle.draw(campaign, "seed", 1, now=record.beacon_at, beacon="7")
     db.session.commit()
     with pytest.raises(review.ReviewError, match="already drawn"):
         review.void_ticket(campaign, ane, second, utcnow())
@@ -167,7 +170,7 @@ def test_the_record_shows_controls_signs_tickets_and_texts(app, make_campaign):
 def _organiser(app, name="boss", role="organiser"):
     user = accounts.create_user(f"{name}@example.org", name, "staff-password", role=role)
     user.email_confirmed_at = utcnow()
-    db.session.commit()
+    give_every_campaign(user)
     client = app.test_client()
     token = csrf_token(client, "/login")
     client.post("/login", data={"csrf_token": token, "email": user.email, "password": "staff-password"})

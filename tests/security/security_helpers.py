@@ -114,7 +114,9 @@ def make_staff(role="organiser", name=None, password=STRONG):
     name = name or role
     user = accounts.create_user(f"{name}@example.org", name, password, role=role)
     db.session.commit()
-    return user
+    from helpers import give_every_campaign
+
+    return give_every_campaign(user)
 
 
 def login(client, email, password=STRONG):
