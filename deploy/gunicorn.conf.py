@@ -10,7 +10,13 @@ behind nginx with sticky sessions), never several workers in one.
 import os
 
 bind = os.environ.get("BOZKA_BIND", "127.0.0.1:8001")
-worker_class = "geventwebsocket.gunicorn.workers.GeventWebSocketWorker"
+# make run's worker (app/worker.py): GeventWebSocketWorker with bounds. Behind
+# nginx (BOZKA_PROXIES=1) every connection comes from nginx, so there is no
+# per-address bound here (nginx's limit_conn is it); a request's head must
+# still arrive within BOZKA_HEAD_TIMEOUT (10 s), longer than the upstream
+# keepalive_timeout of deploy/nginx.conf (5 s), so nginx never sends a request
+# on a connection gunicorn is closing.
+worker_class = "app.worker.BoundedWorker"
 workers = 1
 # Greenlets per process: requests and open WebSockets together.
 worker_connections = int(os.environ.get("BOZKA_WORKER_CONNECTIONS", "2000"))

@@ -201,7 +201,9 @@ class Cluster:
                 "daemon off;\nworker_processes 1;\n"
                 + worker_user()
                 + f"pid {prefix}/nginx.pid;\nerror_log {self.nginx_log} warn;\n"
-                "events { worker_connections 4096; }\n"
+                # Idle connections count too: room for a client holding
+                # thousands (docs/deployment.md, "One hostile client").
+                "events { worker_connections 16384; }\n"
                 "http {\n"
                 f"  access_log off;\n"
                 # Content types of static files, as the distribution's nginx.conf includes them.

@@ -1,6 +1,6 @@
 """One hostile client (issue 28, item 5): 4,050 idle connections from one address.
 
-    .venv/bin/python scripts/bench/bench_flood.py [--connections 4050] [--seconds 30] [--unbounded]
+    .venv/bin/python scripts/bench/bench_flood.py [--connections 4050] [--seconds 30] [--unbounded | --nginx]
 
 Bozka served as ``make run`` serves it (harness.Server: the Makefile's
 gunicorn line). The attacker, 127.0.0.1, opens ``--connections`` TCP
@@ -11,10 +11,13 @@ the CSS, the campaign page and a volunteer's judging page, each on a new
 connection with a 10 s timeout, one after another; the same fetches are
 timed first without the flood. ``--unbounded`` turns app/worker.py's bounds
 off (BOZKA_CONNECTIONS_PER_ADDRESS=0, BOZKA_HEAD_TIMEOUT=0): the worker as it
-was before, for comparison. The open-files limit of this process and the
-server's is raised to its hard limit.
+was before, for comparison. ``--nginx`` floods the public setup instead: one
+process of deploy/gunicorn.conf.py behind deploy/nginx.conf (scripts/cluster.py,
+on SQLite). The open-files limit of this process and the server's is raised
+to its hard limit.
 """
 import argparse
+import contextlib
 import http.client
 import os
 import selectors
@@ -23,8 +26,8 @@ import sys
 import threading
 import time
 
-from harness import (SLUG, Server, bozka_instance, log, machine_busy, percentile, raise_fd_limit, register, scratch,
-                     table)
+from harness import (ROOT, SLUG, Server, bozka_instance, log, machine_busy, percentile, raise_fd_limit, register,
+                     scratch, table, write_campaign)
 
 OTHER = "127.0.0.2"
 PAGES = ("/static/css/bozka.css", f"/c/{SLUG}/", f"/c/{SLUG}/evaluate")
@@ -123,11 +126,28 @@ def rows(label, results):
     return out
 
 
+@contextlib.contextmanager
+def serve(args, workdir, settings):
+    """(port, gunicorn log) of make run's server, or of nginx in front of deploy/gunicorn.conf.py."""
+    if not args.nginx:
+        env, _ = bozka_instance(workdir, sentences=200, **settings)
+        with Server(env, workdir) as server:
+            yield server.port, server.log_path
+        return
+    sys.path.insert(0, os.path.join(ROOT, "scripts"))
+    from cluster import Cluster
+
+    with Cluster(processes=1, nginx=True, env=settings, workdir=os.path.join(workdir, "cluster")) as cluster:
+        cluster.flask("campaign", "import", write_campaign(os.path.join(workdir, "campaign"), 200))
+        yield cluster.nginx_port, cluster.servers[0][2]
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--connections", type=int, default=4050)
     parser.add_argument("--seconds", type=float, default=30, help="how long the flood is held")
     parser.add_argument("--unbounded", action="store_true", help="app/worker.py's bounds off (as before)")
+    parser.add_argument("--nginx", action="store_true", help="through deploy/nginx.conf (scripts/cluster.py)")
     args = parser.parse_args()
     raise_fd_limit()
     log(f"machine busy: {machine_busy():.0f} %")
@@ -135,20 +155,21 @@ def main():
     if args.unbounded:
         settings.update(BOZKA_CONNECTIONS_PER_ADDRESS="0", BOZKA_HEAD_TIMEOUT="0")
     with scratch() as workdir:
-        env, _ = bozka_instance(workdir, sentences=200, **settings)
-        with Server(env, workdir) as server:
-            volunteer = register(server.url, 1, "flood")[0]
-            before = measure(server.port, volunteer["cookie"], 5)
-            flood = Flood(server.port, args.connections, args.seconds)
+        with serve(args, workdir, settings) as (port, log_path):
+            url = f"http://127.0.0.1:{port}"
+            volunteer = register(url, 1, "flood")[0]
+            before = measure(port, volunteer["cookie"], 5)
+            flood = Flood(port, args.connections, args.seconds)
             flood.start()
             flood.ready.wait()
             log(f"flood: {flood.opened} connections opened, {flood.refused} not")
-            during = measure(server.port, volunteer["cookie"], max(1, args.seconds - 5))
+            during = measure(port, volunteer["cookie"], max(1, args.seconds - 5))
             flood.stop.set()
             flood.join()
-            with open(server.log_path) as handle:
+            with open(log_path) as handle:
                 bounds = [line.strip() for line in handle if "connections per address" in line]
-    print(f"server: {bounds[-1].split('] ')[-1] if bounds else 'bounds line not found'}")
+    print(f"served {'through nginx (deploy/)' if args.nginx else 'as make run serves it'}; gunicorn: "
+          f"{bounds[-1].split('] ')[-1] if bounds else 'bounds line not found'}")
     print(f"flood from 127.0.0.1: {args.connections} asked, {flood.opened} opened in all, "
           f"{flood.closed_by_server} closed by the server, {flood.refused} refused or timed out; "
           f"held each second: min {min(flood.held, default=0)}, max {max(flood.held, default=0)}")
