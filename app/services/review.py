@@ -230,6 +230,9 @@ def void_ticket(campaign, participation, number, now):
         raise ReviewError(_l("Ticket %(number)s is not this volunteer's.", number=number))
     if ticket.voided_at is not None:
         raise ReviewError(_l("Ticket %(number)s is already void.", number=number))
+    record = raffle.commitment(campaign)
+    if record is not None and record.drawn_at is not None:
+        raise ReviewError(_l("The raffle was already drawn: its tickets can no longer change."))
     if raffle.is_closed(campaign, now):
         # The ticket list froze at the close; the draw uses it as it was then.
         raise ReviewError(_l("The campaign has closed: its tickets can no longer be voided."))

@@ -325,14 +325,18 @@ def test_organiser_and_researcher_actions_are_audited(app, make_campaign):
     seed = "a secret seed"
     organiser.post("/organiser/c/test/announce", data={"csrf_token": token, "text": "Hello <b>all</b>"})
     organiser.post("/organiser/c/test/raffle/commit",
-                   data={"csrf_token": token, "seed_sha256": hashlib.sha256(seed.encode()).hexdigest()})
-    # The time of the draw comes (as if a day went by); then close and draw.
-    past = utcnow() - timedelta(minutes=1)
+                   data={"csrf_token": token, "seed_sha256": hashlib.sha256(seed.encode()).hexdigest(),
+                         "beacon": "drand quicknet round 1",
+                         "beacon_at": (campaign.ends_at + timedelta(minutes=1)).strftime("%Y-%m-%dT%H:%M")})
+    # The time of the draw and the beacon's come (as if a day went by); then close and draw.
+    past = utcnow() - timedelta(minutes=2)
     campaign.ends_at = raffle.commitment(campaign).draw_at = past
+    raffle.commitment(campaign).beacon_at = past + timedelta(minutes=1)
     db.session.commit()
     organiser.post("/organiser/c/test/status", data={"csrf_token": token, "status": "closed",
                                                      "ends_at": past.strftime("%Y-%m-%dT%H:%M")})
-    organiser.post("/organiser/c/test/raffle/draw", data={"csrf_token": token, "seed": seed, "prizes": "1"})
+    organiser.post("/organiser/c/test/raffle/draw", data={"csrf_token": token, "seed": seed, "beacon": "7",
+                                                          "prizes": "1"})
     organiser.get("/organiser/c/test/raffle/winners")
     account_token = csrf_token(organiser, "/organiser/accounts")
     organiser.post("/organiser/accounts", data={"csrf_token": account_token, "role": "researcher",

@@ -212,8 +212,8 @@ FORMS = {
     "language": ("volunteer", "/language", ["lang", "next"]),
     "status": ("organiser", "/organiser/c/test/status", ["status", "starts_at", "ends_at"]),
     "announce": ("organiser", "/organiser/c/test/announce", ["text"]),
-    "commit": ("organiser", "/organiser/c/test/raffle/commit", ["seed_sha256"]),
-    "draw": ("organiser", "/organiser/c/test/raffle/draw", ["seed", "prizes"]),
+    "commit": ("organiser", "/organiser/c/test/raffle/commit", ["seed_sha256", "beacon", "beacon_at"]),
+    "draw": ("organiser", "/organiser/c/test/raffle/draw", ["seed", "beacon", "prizes"]),
     "notify": ("organiser", "/organiser/c/test/raffle/notify", ["prize", "note"]),
     "accounts": ("organiser", "/organiser/accounts", ["role", "username", "email", "password"]),
 }

@@ -16,7 +16,7 @@ from sqlalchemy import select
 from werkzeug.security import generate_password_hash
 
 from app.extensions import db, socketio
-from app.models import Control, Participation, User
+from app.models import Control, Participation, User, utcnow
 from app.services import accounts, outbox
 from app.services.campaign_writer import create_campaign
 from app.services.importer import read_campaign
@@ -424,10 +424,11 @@ def test_raffle_winners_page_and_notice_are_inert(app, hostile, caplog):
     from app.services.raffle_rules import sha256_hex
 
     # Set up directly: the fixture's tickets were won before any commitment.
-    db.session.add(RaffleCommitment(campaign_id=hostile.id, seed_sha256=sha256_hex("hostile seed")))
+    db.session.add(RaffleCommitment(campaign_id=hostile.id, seed_sha256=sha256_hex("hostile seed"),
+                                    beacon="drand quicknet round 1", beacon_at=utcnow()))
     hostile.status = "closed"
     db.session.commit()
-    raffle.draw(hostile, "hostile seed", 3)
+    raffle.draw(hostile, "hostile seed", 3, beacon="7")
     db.session.commit()
     names = [w["username"] for w in prizes.winners(hostile)]
     assert names
