@@ -5,6 +5,7 @@ import logging
 from datetime import datetime, timedelta
 from types import SimpleNamespace
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from sqlalchemy import select, update
@@ -556,3 +557,32 @@ def test_the_verify_script_fails_a_tampered_draw(app, make_campaign, tmp_path):
     # Files it cannot read: a clear message, exit 2.
     out = _verify(str(tmp_path / "missing.json"), saved, BEACON)
     assert out.returncode == 2 and "cannot read the files" in out.stderr
+
+
+def test_a_commitment_without_a_beacon_names_one_before_the_close_or_never_draws(app, make_campaign):
+    from app.models import RaffleCommitment
+
+    campaign = make_campaign(sentences=30)
+    campaign.ends_at = (utcnow() + timedelta(days=1)).replace(second=0, microsecond=0)
+    # As a commitment made before beacons were required was stored.
+    db.session.add(RaffleCommitment(campaign_id=campaign.id, seed_sha256=sha256_hex("old seed"),
+                                    draw_at=campaign.ends_at))
+    db.session.commit()
+    runner = app.test_cli_runner()
+    at = (campaign.ends_at + timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M:%S")
+    early = runner.invoke(args=["raffle", "beacon", "test", "--beacon", "drand quicknet round 5", "--beacon-at",
+                                campaign.ends_at.strftime("%Y-%m-%dT%H:%M")])
+    assert early.exit_code != 0 and "after the campaign's end" in early.output
+    assert raffle.commitment(campaign).beacon is None
+    # Past the close it is too late: no draw without a beacon.
+    later = campaign.ends_at + timedelta(days=1)
+    with pytest.raises(raffle.RaffleError, match="names no beacon"):
+        raffle.draw(campaign, "old seed", 1, now=later, beacon="7")
+    with pytest.raises(raffle.RaffleError, match="before the campaign closes"):
+        raffle.name_beacon(campaign, "drand quicknet round 5", campaign.ends_at + timedelta(hours=1), now=later)
+    done = runner.invoke(args=["raffle", "beacon", "test", "--beacon", "drand quicknet round 5", "--beacon-at", at])
+    assert done.exit_code == 0, done.output
+    again = runner.invoke(args=["raffle", "beacon", "test", "--beacon", "another", "--beacon-at", at])
+    assert again.exit_code != 0 and "already names its beacon" in again.output
+    record = raffle.draw(campaign, "old seed", 1, now=later, beacon="7")
+    assert record.beacon == "drand quicknet round 5" and record.beacon_value == "7"
