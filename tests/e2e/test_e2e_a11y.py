@@ -56,7 +56,8 @@ def test_axe_on_every_page(browser, live_server, site_cli, tmp_path):
             pytest.fail(message)  # CI runs `make test`, which installs it: never skip there
         pytest.skip(message)
     site_cli("campaign", "import", _tiny_campaign(str(tmp_path / "tiny")))
-    site_cli("user", "create", "--role", "organiser", "--email", ORGANISER[1], "--username", ORGANISER[0],
+    # An admin: every campaign, the accounts, audit and organisers pages.
+    site_cli("user", "create", "--role", "admin", "--email", ORGANISER[1], "--username", ORGANISER[0],
              "--password", PASSWORD)
     context = new_context(browser, ADDRESS, bypass_csp=True)
     page = context.new_page()
@@ -146,7 +147,7 @@ def test_axe_on_every_page(browser, live_server, site_cli, tmp_path):
         log_in(page, live_server, ORGANISER[1])
         page.set_viewport_size(DESKTOP)
         for url in ("/organiser/", "/organiser/c/demo-en-ur/", "/organiser/accounts", "/organiser/audit",
-                    "/organiser/c/demo-en-ur/suspicious"):
+                    "/organiser/c/demo-en-ur/suspicious", "/organiser/c/demo-en-ur/organisers"):
             response = page.goto(live_server + url)
             assert response.ok, url
             _check(page, url, found)

@@ -103,6 +103,7 @@ def test_the_da_dashboard_follows_scores_and_the_live_rule(browser, live_server,
     import_campaign(site_cli, str(tmp_path / "campaign"))
     for (username, email), role in ((ORGANISER, "organiser"), (HONEST, "volunteer"), (OPTIMISER, "volunteer")):
         site_cli("user", "create", "--role", role, "--email", email, "--username", username, "--password", PASSWORD)
+    site_cli("campaign", "organisers", "add", SLUG, ORGANISER[0])  # an organiser manages the campaigns given
     organiser_context = browser.new_context(viewport=DESKTOP, locale="en-GB")
     contexts = [organiser_context] + [browser.new_context(viewport=PHONE, locale="en-GB") for _ in range(2)]
     for context in contexts:

@@ -51,6 +51,7 @@ def band_count(page, band):
 def test_dashboard_updates_live_while_a_volunteer_judges(browser, live_server, site_cli, screenshots, server_log):
     for (username, email), role in ((ORGANISER, "organiser"), (VOLUNTEER, "volunteer")):
         site_cli("user", "create", "--role", role, "--email", email, "--username", username, "--password", PASSWORD)
+    site_cli("campaign", "organisers", "add", SLUG, ORGANISER[0])  # an organiser manages the campaigns given
     controls = read_controls()
     organiser_context = browser.new_context(viewport=DESKTOP, locale="en-GB")
     volunteer_context = browser.new_context(viewport=PHONE, locale="en-GB")

@@ -82,6 +82,7 @@ def test_an_announcement_stays_until_dismissed_and_the_dashboard_lists_reports(b
 
     site_cli("user", "create", "--role", "organiser", "--email", "ann.organiser@example.org",
              "--username", "ann.organiser", "--password", PASSWORD)
+    site_cli("campaign", "organisers", "add", SLUG, "ann.organiser")  # an organiser manages the campaigns given
     organiser_context = browser.new_context(viewport=DESKTOP, locale="en-GB")
     volunteer_context = browser.new_context(viewport=PHONE, locale="en-GB",
                                             extra_http_headers={"X-Forwarded-For": "10.22.0.3"})

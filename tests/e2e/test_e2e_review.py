@@ -59,6 +59,7 @@ def flash(page, message):
 def test_organiser_reviews_a_held_volunteer(browser, live_server, site_cli, site_database, screenshots):
     for (username, email), role in ((ORGANISER, "organiser"), (VOLUNTEER, "volunteer")):
         site_cli("user", "create", "--role", role, "--email", email, "--username", username, "--password", PASSWORD)
+    site_cli("campaign", "organisers", "add", SLUG, ORGANISER[0])  # an organiser manages the campaigns given
     volunteer_context = browser.new_context(viewport=PHONE, locale="en-GB")
     organiser_context = browser.new_context(viewport=DESKTOP, locale="en-GB")
     phone_context = browser.new_context(viewport=PHONE, locale="en-GB")

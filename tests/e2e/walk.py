@@ -35,6 +35,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 PAIRWISE, URDU, DA = "demo-en-eu", "demo-en-ur", "demo-en-eu-da"
 ORGANISER = ("walk.organiser", "walk.organiser@example.org")
 RESEARCHER = ("walk.researcher", "walk.researcher@example.org")
+ADMIN = ("walk.admin", "walk.admin@example.org")
+SECOND = ("walk.second", "walk.second@example.org")  # an organiser the admin gives a campaign and takes it back
 NEW_PASSWORD = "a new horse battery 7"
 ANNOUNCEMENT = "Thank you all: 100 sentences to go!"
 RESEARCH = {"judgments": "bozka", "wmt": "wmt", "da-judgments": "bozka-da", "wmt-da": "wmt-da"}
@@ -267,8 +269,12 @@ def analyse(path, fmt, *options):
         return json.load(handle)
 
 
+BEACON = "walk beacon: 7 12 33 41 48"  # what the organiser reads at the named beacon after the end
+
+
 def organiser_sets_up_the_raffle(dash, site):
-    """The end time, then the commitment, before anyone has a ticket. Returns (seed, end)."""
+    """The end time, then the commitment naming a beacon published 10 s after
+    the end, before anyone has a ticket. Returns (seed, the beacon's time)."""
     dash.goto(f"{site.url}/organiser/c/{PAIRWISE}/")
     unfold(dash, "Campaign")
     ends_at = end_soon(45)  # after the walk's pairwise judging (about 20 s); the draw waits for it
@@ -276,10 +282,13 @@ def organiser_sets_up_the_raffle(dash, site):
     dash.locator("form[action$='/status'] button[type=submit]").click()
     said_done(dash)
     unfold(dash, "Raffle")
+    beacon_at = ends_at + timedelta(seconds=10)
+    dash.locator("form[action$='/raffle/commit'] [name=beacon]").fill("the walk's beacon, round 1")
+    dash.locator("form[action$='/raffle/commit'] [name=beacon_at]").fill(beacon_at.strftime("%Y-%m-%dT%H:%M:%S"))
     dash.locator("form[action$='/raffle/commit'] button[type=submit]").click()
     seed = dash.locator("code.hash").first.inner_text().strip()
     assert re.fullmatch(r"[0-9a-f]{64}", seed)
-    return seed, ends_at
+    return seed, beacon_at
 
 
 def volunteer_a(page, site):
@@ -388,19 +397,48 @@ def organiser_reviews(dash, site, slug, participation):
     said_done(dash)
 
 
+def admin_gives_campaigns(admin, organiser, site):
+    """An organiser manages the campaigns given to them: the DA demo is not
+    the walk organiser's until the admin gives it on its organisers page;
+    another organiser is given the Urdu demo and has it taken away."""
+    missing = organiser.goto(f"{site.url}/organiser/c/{DA}/")
+    assert missing.status == 404, missing.status
+    page = f"{site.url}/organiser/c/{DA}/organisers"
+    admin.goto(f"{site.url}/organiser/c/{DA}/")
+    admin.locator(f"a[href$='/organiser/c/{DA}/organisers']").click()
+    expect(admin).to_have_url(page)
+    for slug, username in ((DA, ORGANISER[0]), (URDU, SECOND[0])):
+        admin.goto(f"{site.url}/organiser/c/{slug}/organisers")
+        admin.locator("form[action$='/organisers/add'] [name=username]").fill(username)
+        admin.locator("form[action$='/organisers/add'] button[type=submit]").click()
+        said_done(admin)
+        expect(admin.locator("#campaign-organisers")).to_contain_text(username)
+    admin.locator("#campaign-organisers form[action$='/remove'] button[type=submit]").last.click()
+    said_done(admin)
+    expect(admin.locator("#campaign-organisers")).not_to_contain_text(SECOND[0])
+    site.cli("campaign", "organisers", "add", URDU, SECOND[0])  # the same through the command line, and back
+    assert SECOND[0] in site.cli("campaign", "organisers", "list", URDU)
+    site.cli("campaign", "organisers", "remove", URDU, SECOND[0])
+    assert organiser.goto(f"{site.url}/organiser/c/{DA}/").ok
+
+
 def walk(browser, site, folder, screenshots):
     """The whole walk; returns the visits (every response) for the coverage check."""
     visits = Visits(site.url)
-    site.cli("user", "create", "--role", "organiser", "--email", ORGANISER[1], "--username", ORGANISER[0],
-             "--password", PASSWORD)
+    for (username, email), role in ((ORGANISER, "organiser"), (SECOND, "organiser"), (ADMIN, "admin")):
+        site.cli("user", "create", "--role", role, "--email", email, "--username", username, "--password", PASSWORD)
+    for slug in (PAIRWISE, URDU):  # and the DA demo on the admin's page
+        site.cli("campaign", "organisers", "add", slug, ORGANISER[0])
     contexts = [visits.watch(new_context(browser, f"10.27.0.{n}", viewport=viewport, **options))
                 for n, viewport, options in ((1, DESKTOP, {}), (2, PHONE, {}), (3, PHONE, {"java_script_enabled": False}),
-                                             (4, DESKTOP, {}))]
-    organiser, ane, miren, researcher = (context.new_page() for context in contexts)
+                                             (4, DESKTOP, {}), (5, DESKTOP, {}))]
+    organiser, ane, miren, researcher, admin = (context.new_page() for context in contexts)
     try:
         log_in(organiser, site.url, ORGANISER[1])
         organiser.goto(f"{site.url}/organiser/")
-        seed, ends_at = organiser_sets_up_the_raffle(organiser, site)
+        log_in(admin, site.url, ADMIN[1])
+        admin_gives_campaigns(admin, organiser, site)
+        seed, beacon_at = organiser_sets_up_the_raffle(organiser, site)
         organiser.goto(f"{site.url}/organiser/c/{PAIRWISE}/")
         unfold(organiser, "Announcement")
         organiser.locator("form[action$='/announce'] [name=text]").fill(ANNOUNCEMENT)
@@ -412,15 +450,15 @@ def walk(browser, site, folder, screenshots):
         expect(organiser.locator("#panel")).to_be_visible()
         organiser.reload()  # the dashboard's live panel fetches /panel
 
-        # A researcher's account, made on the accounts page.
-        organiser.goto(f"{site.url}/organiser/accounts")
-        form = organiser.locator("main form")
+        # A researcher's account, made by the admin on the accounts page.
+        admin.goto(f"{site.url}/organiser/accounts")
+        form = admin.locator("main form")
         form.locator("[name=role]").select_option("researcher")
         form.locator("[name=username]").fill(RESEARCHER[0])
         form.locator("[name=email]").fill(RESEARCHER[1])
         form.locator("[name=password]").fill(PASSWORD)
         form.locator("button[type=submit]").click()
-        said_done(organiser)
+        said_done(admin)
 
         # Every download, while a volunteer goes on judging.
         judging = KeepJudging(site, contexts[2], URDU, controls(URDU), visits)
@@ -436,11 +474,19 @@ def walk(browser, site, folder, screenshots):
         organiser_reviews(organiser, site, URDU, participation_id(site, URDU, "walk.miren"))
         discarded = download_every_export(organiser, site, URDU, visits, str(folder))
         assert len(read_download(discarded[("discarded", "csv")], "csv")) > 0
-        organiser.goto(f"{site.url}/organiser/audit")
+        admin.goto(f"{site.url}/organiser/audit")
+        expect(admin.locator("main")).to_contain_text("Organiser given the campaign")
 
         # The researcher: every page a researcher has, the downloads, the analysis.
         log_in(researcher, site.url, RESEARCHER[1])
         researcher.goto(f"{site.url}/organiser/")
+        # Who reported an item: the export pseudonym for the researcher, the username for the organiser.
+        for page, shown, hidden in ((researcher, r"v-[0-9a-f]{10}", "walk.ane"), (organiser, "walk.ane", None)):
+            page.goto(f"{site.url}/organiser/c/{PAIRWISE}/")
+            unfold(page, "Reported items")
+            expect(page.locator("#reports")).to_contain_text(re.compile(shown))
+            if hidden:
+                expect(page.locator("#reports")).not_to_contain_text(hidden)
         for slug in (PAIRWISE, URDU, DA):
             mine = download_every_export(researcher, site, slug, visits, str(folder / "researcher"))
             for (kind, fmt), path in mine.items():
@@ -458,14 +504,16 @@ def walk(browser, site, folder, screenshots):
         organiser.goto(f"{site.url}/organiser/c/{PAIRWISE}/")
         unfold(organiser, "Raffle")
         organiser.locator("form[action$='/raffle/draw'] [name=seed]").fill(seed)
+        organiser.locator("form[action$='/raffle/draw'] [name=beacon]").fill(BEACON)
         organiser.locator("form[action$='/raffle/draw'] button[type=submit]").click()
         expect(organiser.locator(".flash-error")).to_contain_text("only after the campaign has closed")
-        wait = max(0.0, (ends_at - datetime.now(timezone.utc).replace(tzinfo=None)).total_seconds() + 1)
-        print(f"the walk waits {wait:.0f} s for the campaign's end")
+        wait = max(0.0, (beacon_at - datetime.now(timezone.utc).replace(tzinfo=None)).total_seconds() + 1)
+        print(f"the walk waits {wait:.0f} s for the campaign's end and the beacon's value")
         time.sleep(wait)
         organiser.goto(f"{site.url}/organiser/c/{PAIRWISE}/")
         unfold(organiser, "Raffle")
         organiser.locator("form[action$='/raffle/draw'] [name=seed]").fill(seed)
+        organiser.locator("form[action$='/raffle/draw'] [name=beacon]").fill(BEACON)
         organiser.locator("form[action$='/raffle/draw'] [name=prizes]").fill("1")
         organiser.locator("form[action$='/raffle/draw'] button[type=submit]").click()
         said_done(organiser)
@@ -492,19 +540,24 @@ def walk(browser, site, folder, screenshots):
 
 
 def verify_the_draw(page, site, seed, folder, visits):
-    """scripts/verify_raffle.py on the public raffle page's figures and ticket list."""
+    """scripts/verify_raffle.py on the public raffle record, the ticket list and the beacon's value."""
     page.goto(f"{site.url}/c/{PAIRWISE}/raffle")
-    commitment, revealed, tickets_hash = (page.locator("code.hash").nth(n).inner_text().strip() for n in range(3))
+    commitment, revealed = (page.locator("code.hash").nth(n).inner_text().strip() for n in range(2))
     assert revealed == seed
+    expect(page.locator("code.beacon-value")).to_have_text(BEACON)
     with page.expect_download() as download:
         page.locator(f"a[href$='/c/{PAIRWISE}/raffle/tickets.csv']").click()
     tickets = os.path.join(folder, "tickets.csv")
     download.value.save_as(tickets)
     visits.add("GET", f"{site.url}/c/{PAIRWISE}/raffle/tickets.csv", 200)
-    done = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "verify_raffle.py"), "--seed", seed,
-                           "--tickets", tickets, "--prizes", "1", "--sha256", commitment,
-                           "--tickets-sha256", tickets_hash], capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0 and "commitment: matches" in done.stdout and "ticket list: matches" in done.stdout, (
-        done.stdout + done.stderr)
+    record = page.request.get(f"{site.url}/c/{PAIRWISE}/raffle.json")
+    visits.add("GET", record.url, record.status)
+    assert record.ok and record.json()["commitment"]["seed_sha256"] == commitment
+    draw = os.path.join(folder, "raffle.json")
+    with open(draw, "w", encoding="utf-8") as handle:
+        handle.write(record.text())
+    done = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "verify_raffle.py"), "--draw", draw,
+                           "--tickets", tickets, "--beacon", BEACON], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and "the draw checks out" in done.stdout, done.stdout + done.stderr
     winner = re.search(r"prize 1\D+(\d+)", done.stdout, re.I)
     assert winner, done.stdout
