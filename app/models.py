@@ -250,7 +250,11 @@ class Slot(db.Model):
 
 class Control(db.Model):
     __tablename__ = "controls"
-    __table_args__ = (UniqueConstraint("campaign_id", "number"),)
+    __table_args__ = (
+        UniqueConstraint("campaign_id", "number"),
+        # Whether a sentence's output was made into a control yet (protocols.pairwise).
+        Index("ix_controls_sentence_system", "sentence_id", "system_id"),
+    )
     id = db.Column(db.Integer, primary_key=True)
     campaign_id = db.Column(db.Integer, db.ForeignKey("campaigns.id"), nullable=False)
     number = db.Column(db.Integer)  # the line of the controls file; None for a generated control

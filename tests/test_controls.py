@@ -321,3 +321,7 @@ def test_generated_controls_take_sentences_nobody_has_been_shown_while_there_are
     assert len(shown_to_first) >= 20 and len(controls_of_second) == 8
     # A collection of the texts the first account was shown holds none of the second's controls.
     assert not controls_of_second & shown_to_first
+    # Nor is a sentence's output made into a control twice while fresh ones remain (what a
+    # throwaway account's feedback told about its controls is of no use to another account).
+    made = [(c.sentence_id, c.system_id) for c in db.session.scalars(select(Control).where(Control.number.is_(None)))]
+    assert len(made) == 16 == len(set(made))

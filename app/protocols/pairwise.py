@@ -130,15 +130,20 @@ def _serve_control(campaign, participation, rng, seed):
 # Draws before giving up on a generated control (each finds a sentence the
 # volunteer has not seen, long enough, with a long enough donor at once
 # unless the campaign is nearly used up for them). The first half takes
-# only sentences nobody is judging or has judged: their outputs have not
-# been shown, so no collection of the texts other accounts saw holds them.
+# only outputs never shown: of a sentence nobody is judging or has judged,
+# never made into a control before, so neither a collection of the texts
+# other accounts saw nor what their feedback told holds them.
 GENERATE_TRIES = 20
 UNSHOWN_TRIES = 10
 _SENTENCE_COUNT = select(func.max(Sentence.number)).where(Sentence.campaign_id == bindparam("campaign_id"))
 # The outputs of the sentence numbered ``number``, unless the volunteer has
 # seen it (as a test or a control: never both, never twice).
 _UNSEEN_OUTPUTS = (
-    select(Sentence.id, Sentence.source, Output.system_id, Output.text, Sentence.pending)
+    select(
+        Sentence.id, Sentence.source, Output.system_id, Output.text,
+        (Sentence.pending > 0)
+        | exists().where(Control.sentence_id == Sentence.id, Control.system_id == Output.system_id),
+    )
     .join(Output, Output.sentence_id == Sentence.id)
     .where(
         Sentence.campaign_id == bindparam("campaign_id"),
@@ -171,10 +176,11 @@ def _generate_control(campaign, participation, position, seed):
         rows = execute(
             _UNSEEN_OUTPUTS, {"campaign_id": campaign.id, "number": number, "participation_id": participation.id}
         ).all()
-        if not rows or donor_number == number or (rows[0].pending and attempt < UNSHOWN_TRIES):
+        fresh = [row for row in rows if not row[4]] if attempt < UNSHOWN_TRIES else rows
+        if not fresh or donor_number == number:
             continue
         donors = execute(_DONOR_OUTPUTS, {"campaign_id": campaign.id, "number": donor_number}).scalars().all()
-        sentence_id, source, system_id, better, _pending = rows[draw.randrange(len(rows))]
+        sentence_id, source, system_id, better, _shown = fresh[draw.randrange(len(fresh))]
         worse = degrade.replace_span(better, donors[draw.randrange(len(donors))], draw) if donors else None
         # Never another system's translation of the sentence: that is no worse.
         if worse is None or worse in {row.text for row in rows}:

@@ -28,6 +28,7 @@ def upgrade():
         batch_op.alter_column('number', existing_type=sa.Integer(), nullable=True)
         batch_op.create_foreign_key(op.f('fk_controls_sentence_id_sentences'), 'sentences', ['sentence_id'], ['id'])
         batch_op.create_foreign_key(op.f('fk_controls_system_id_systems'), 'systems', ['system_id'], ['id'])
+        batch_op.create_index('ix_controls_sentence_system', ['sentence_id', 'system_id'], unique=False)
 
 
 def downgrade():
@@ -36,6 +37,7 @@ def downgrade():
     op.execute("DELETE FROM items WHERE control_id IN (SELECT id FROM controls WHERE number IS NULL)")
     op.execute("DELETE FROM controls WHERE number IS NULL")
     with op.batch_alter_table('controls', schema=None) as batch_op:
+        batch_op.drop_index('ix_controls_sentence_system')
         batch_op.drop_constraint(op.f('fk_controls_system_id_systems'), type_='foreignkey')
         batch_op.drop_constraint(op.f('fk_controls_sentence_id_sentences'), type_='foreignkey')
         batch_op.alter_column('number', existing_type=sa.Integer(), nullable=False)
