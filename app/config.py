@@ -91,6 +91,10 @@ def from_env(instance_path):
         "BOZKA_SOCKETS_PER_ACCOUNT": int(os.environ.get("BOZKA_SOCKETS_PER_ACCOUNT", "5")),
         # Live ranking: at most one broadcast per campaign per this many seconds.
         "BOZKA_BROADCAST_INTERVAL": float(os.environ.get("BOZKA_BROADCAST_INTERVAL", "1.0")),
+        # The public progress ("judgments collected") as it stood at the start of
+        # each period of this many seconds, so that no answer's kind shows in it
+        # (services/counters.public_collected); 0: as it is now.
+        "BOZKA_PUBLIC_FIGURES_SECONDS": int(os.environ.get("BOZKA_PUBLIC_FIGURES_SECONDS", "60")),
         # SQLite: seconds between write-ahead-log checkpoints, made in the
         # background (app/wal.py); 0 leaves them to SQLite, in the commits.
         "BOZKA_CHECKPOINT_INTERVAL": float(os.environ.get("BOZKA_CHECKPOINT_INTERVAL", "1.0")),

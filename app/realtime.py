@@ -1,7 +1,8 @@
 """Every Socket.IO emit lives here.
 
 Judgments only mark their campaign as changed (``touch``): a ticker sends
-at most one ranking broadcast per campaign per interval, with a compact
+at most one ranking broadcast per campaign per interval (and one when a
+period of the public progress begins, ``counters.public_collected``), with a compact
 payload to the campaign's room, and personal data (rank, neighbours,
 tickets) only to each volunteer's own room, and only when it changed. A
 judgment's request never waits for a broadcast.
@@ -15,7 +16,7 @@ from sqlalchemy import bindparam, select
 from . import socket_accounts
 from .extensions import db, socketio
 from .models import Participation
-from .services import leaderboard
+from .services import counters, leaderboard
 from .services.rewards import ticket_numbers_of
 
 log = logging.getLogger("bozka.realtime")
@@ -25,6 +26,7 @@ _connected = {}  # campaign id -> {participation id: (user id, socket count)}, t
 _last_personal = {}  # (campaign id, participation id) -> last payload sent
 _personal_seen = {}  # campaign id -> change version of the last personal pass
 _personal_due = set()  # (campaign id, participation id) whose own data changed (this process)
+_period_seen = {}  # campaign id -> the period of the public figures last broadcast (this process)
 _state_lock = threading.Lock()
 _ticker = {"started": False, "generation": 0}
 stats = {"ranking_broadcasts": 0, "personal_emits": 0}
@@ -199,6 +201,7 @@ def flush(interval=1.0):
     number of ranking broadcasts made."""
     with _state_lock:
         campaigns = set(_interest) | set(_connected)
+    _new_period(campaigns)
     versions = _store().versions_of(campaigns)
     made = 0
     for campaign_id, version in versions.items():
@@ -215,6 +218,19 @@ def flush(interval=1.0):
                 [key for key in _personal_due if key[0] == campaign_id and key[1] not in members]
             )
     return made
+
+
+def _new_period(campaigns):
+    """A new period of the public figures (counters.public_collected) is a
+    change: the progress moves on a timer, not after an answer."""
+    seconds = current_app.config.get("BOZKA_PUBLIC_FIGURES_SECONDS", 60)
+    if not seconds:
+        return
+    number, _start = counters.public_period(seconds)
+    for campaign_id in campaigns:
+        if _period_seen.get(campaign_id) != number:
+            _period_seen[campaign_id] = number
+            _store().bump(campaign_id)
 
 
 def broadcast(campaign_id):
@@ -359,6 +375,7 @@ def reset():
         _interest.clear()
         _personal_seen.clear()
         _personal_due.clear()
+        _period_seen.clear()
         _connected.clear()
         _last_personal.clear()
         stats.update(ranking_broadcasts=0, personal_emits=0)

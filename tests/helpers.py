@@ -112,6 +112,9 @@ def build_app(tmp_path, **overrides):
         "RATELIMIT_ENABLED": False,
         "RATELIMIT_STORAGE_URI": "memory://",
         "BOZKA_SERVER_LOCK": False,  # test clients are no server: flask restore must not see one
+        # The public progress as it is now, so tests can count it after each answer;
+        # test_realtime checks the timed figure that hides an answer's kind.
+        "BOZKA_PUBLIC_FIGURES_SECONDS": 0,
         **overrides,
     }
     app = create_app(config)

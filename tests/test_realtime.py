@@ -3,7 +3,7 @@ import re
 import time
 from datetime import datetime, timedelta
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from app import realtime
 from app.extensions import db, socketio
@@ -355,3 +355,79 @@ def test_a_broadcast_gives_way_to_requests_every_hundred_clients(monkeypatch):
     reached = [sid for sid, _eio in manager.get_participants("/", "campaign-1")]
     assert sorted(reached) == sorted(sids)
     assert len(pauses) == 250 // realtime.FAN_OUT_CHUNK
+
+
+def test_what_a_volunteer_sees_after_an_answer_does_not_tell_a_control_from_a_test(app, make_campaign, monkeypatch):
+    """Issue 28: the public progress counts test judgments only, so shown as
+    it moves it ticked after a test and not after a control. It is the count
+    at the start of the period (BOZKA_PUBLIC_FIGURES_SECONDS): after either
+    kind of answer the volunteer receives the same change, in the JSON reply
+    and in every Socket.IO event; the next period shows every judgment."""
+    from app.models import Item, utcnow
+    from app.services import counters
+
+    app.config["BOZKA_PUBLIC_FIGURES_SECONDS"] = 60
+    make_campaign(sentences=20)
+    alice, bob = _login_client(app, n=1), _login_client(app, n=2)
+    for user in db.session.scalars(select(User)):
+        user.email_confirmed_at = utcnow()  # in the ranking
+    db.session.commit()
+    judge_items(bob, 10)  # earlier periods: these count in the figure
+    bobs = db.session.scalar(select(Participation.id).join(User).where(User.username == "vol2"))
+    db.session.execute(Item.__table__.update().where(Item.participation_id == bobs)
+                       .values(answered_at=Item.answered_at - timedelta(hours=1)))
+    db.session.commit()
+    monkeypatch.setattr(counters, "utcnow", lambda now=utcnow(): now)  # this period, from now on
+    base = 10 - 4  # Bob: controls at items 1, 2, 5 and 10
+    sio = _socket(app, alice)
+    realtime.flush()
+    ranking, me = _events(sio, "ranking")[-1], _events(sio, "me")[-1]
+    assert ranking["collected"] == base
+
+    csrf = csrf_token(alice, "/c/test/welcome")
+    item = alice.get("/c/test/api/item").get_json()["item"]
+    better = set(db.session.scalars(select(Control.better)))
+    alices = db.session.scalar(select(Participation.id).join(User).where(User.username == "vol1"))
+    kinds, reply = set(), None
+    for position in range(1, 5):
+        is_control = db.session.scalar(select(Item.control_id.is_not(None)).where(
+            Item.participation_id == alices, Item.position == position))
+        kinds.add("control" if is_control else "test")
+        choice = "right" if item["right"] in better else "left"
+        sio.log = []
+        new = alice.post("/c/test/api/judgment", json={"token": item["token"], "choice": choice},
+                         headers={"X-CSRFToken": csrf}).get_json()
+        item = new.pop("item")
+        realtime.flush()
+        received = sio.log + sio.get_received()
+        # The reply: one more answer that counts, whatever the kind.
+        assert {k: new[k] for k in ("status", "answered", "counted", "held", "tickets", "new_ticket")} == {
+            "status": "accepted", "answered": position, "counted": True, "held": False, "tickets": [],
+            "new_ticket": None}, (position, is_control)
+        if reply is not None:
+            assert new["mine"] != reply["mine"]  # "you have judged N": the count, not the kind
+        reply = new
+        # The events: the same ones, the ranking with Alice's count one more and nothing else changed.
+        assert sorted(e["name"] for e in received) == ["me", "ranking"], (position, is_control)
+        new_ranking = next(e["args"][0] for e in received if e["name"] == "ranking")
+        new_me = next(e["args"][0] for e in received if e["name"] == "me")
+        expected = dict(ranking, top=[dict(row, c=position) if row["n"] == "vol1" else row
+                                      for row in new_ranking["top"]])
+        assert new_ranking == expected and new_ranking["collected"] == base, (position, is_control)
+        assert {"r": 2, "n": "vol1", "c": position} in new_ranking["top"]
+        assert new_me["count"] == me["count"] + 1 and new_me["tickets"] == me["tickets"] == []
+        assert new_me["held"] is False and new_me["rank"] is not None
+        ranking, me = new_ranking, new_me
+    assert kinds == {"control", "test"}
+    # The page drawn on the server shows the same figure.
+    page = alice.get("/c/test/evaluate").get_data(as_text=True)
+    assert re.search(rf'data-field="collected">{base}<', page)
+
+    # The next period shows every judgment, Alice's tests included, without an answer.
+    later = utcnow() + timedelta(seconds=61)
+    monkeypatch.setattr(counters, "utcnow", lambda: later)
+    tests = db.session.scalar(select(func.count(Item.id)).where(
+        Item.participation_id == alices, Item.slot_id.is_not(None), Item.answered_at.is_not(None)))
+    sio.get_received()
+    realtime.flush()
+    assert _events(sio, "ranking")[-1]["collected"] == base + tests

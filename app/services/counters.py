@@ -10,13 +10,15 @@ the unit of work's flush of the object, which every answer would pay). The
 campaign's row, which every judgment changes, is changed last, with the
 commit (``database.at_commit``): on PostgreSQL it is locked only then.
 """
+from datetime import datetime, timedelta
+
 from sqlalchemy import bindparam, case, event, func, select, update
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.attributes import set_committed_value
 
 from ..database import at_commit, execute, run_at_commit
 from ..extensions import db
-from ..models import Campaign, Participation, Sentence, Slot
+from ..models import Campaign, Item, Participation, Sentence, Slot, utcnow
 
 _new_pending = Sentence.pending + bindparam("pending_delta", type_=Sentence.pending.type)
 _BUMP_SENTENCE = (
@@ -133,3 +135,41 @@ def _write_counters(session):
 def _forget_counters(session, _previous_transaction):
     session.info.pop(_VOLUNTEERS, None)
     session.info.pop(_CAMPAIGNS, None)
+
+
+# The public figure. A test item's answer moves the campaign's collected
+# judgments and a control's does not, so a count shown as it moves would tell
+# a volunteer which of their answers were controls (issue 28). The public
+# progress is the count as it stood at the start of the current period:
+# what a volunteer sees after an answer is the same whatever its kind.
+_EPOCH = datetime(2000, 1, 1)  # naive UTC, as every stored time
+
+
+def public_period(seconds, now=None):
+    """(number, start) of the period of ``seconds`` that ``now`` (default:
+    the clock) is in; periods are counted from 2000-01-01 UTC, so every
+    process agrees on them."""
+    now = utcnow() if now is None else now
+    number = int((now - _EPOCH).total_seconds() // seconds)
+    return number, _EPOCH + timedelta(seconds=number * seconds)
+
+
+_ANSWERED_SINCE = (
+    select(Campaign.collected_judgments - select(func.count(Item.id)).where(
+        Item.campaign_id == bindparam("campaign_id"), Item.answered_at >= bindparam("since"),
+        Item.slot_id.is_not(None), Item.discarded_at.is_(None),
+    ).scalar_subquery())
+    .where(Campaign.id == bindparam("campaign_id"))
+)
+
+
+def public_collected(campaign_id, seconds):
+    """The collected judgments the public progress shows: as they stood at
+    the start of the current period of ``seconds`` (0: as they are now),
+    less any discarded since. One statement: the counter less the test
+    answers since the period began, read from the index on answer times."""
+    if not seconds:
+        return db.session.scalar(select(Campaign.collected_judgments).where(Campaign.id == campaign_id))
+    _number, since = public_period(seconds)
+    return db.session.scalar(_ANSWERED_SINCE, {"campaign_id": campaign_id, "since": since})
+

@@ -12,10 +12,12 @@ import threading
 import time
 from dataclasses import dataclass
 
+from flask import current_app
 from sqlalchemy import func, select
 
 from ..extensions import db
 from ..models import Campaign, Participation, User
+from . import counters
 
 PRIZES = 5  # the top five win the organisers' prizes
 TOP = 20
@@ -131,9 +133,9 @@ def build(campaign_id):
     last_comer = None
     if newest is not None:
         last_comer = {"n": None if newest.hide_from_ranking else newest.username}
-    collected, target = db.session.execute(
-        select(Campaign.collected_judgments, Campaign.target_judgments).where(Campaign.id == campaign_id)
-    ).one()
+    target = db.session.scalar(select(Campaign.target_judgments).where(Campaign.id == campaign_id))
+    # As it stood at the start of the period: no answer's kind shows in it (counters.public_collected).
+    collected = counters.public_collected(campaign_id, current_app.config.get("BOZKA_PUBLIC_FIGURES_SECONDS", 60))
     return Ranking(entries, volunteers, last_comer, collected, target)
 
 

@@ -82,6 +82,7 @@ def served_site(prefix="bozka-e2e-"):
         # minute count each test's volunteers apart. Without the header the
         # address is 127.0.0.1, as before.
         "BOZKA_PROXIES": "1",
+        "BOZKA_PUBLIC_FIGURES_SECONDS": "0",  # the walk counts the progress after each answer
     }
     # Never let a developer's own settings leak into the test site.
     for name in ("DATABASE_URL", "MAIL_SERVER", "SOCKETIO_MESSAGE_QUEUE", "BOZKA_RANDOM_SEED"):

@@ -55,7 +55,8 @@ def running_cluster(tmp_path_factory, name, sentences):
     connection.flushdb()  # change versions of earlier runs
     folder = tmp_path_factory.mktemp(name)
     with scratch_database(folder, f"bozka_{name}") as url:
-        cluster = Cluster(url, redis_url, processes=2, env={"BOZKA_BROADCAST_INTERVAL": str(INTERVAL)})
+        cluster = Cluster(url, redis_url, processes=2, env={"BOZKA_BROADCAST_INTERVAL": str(INTERVAL),
+                                                              "BOZKA_PUBLIC_FIGURES_SECONDS": "0"})
         try:
             cluster.start()
             campaign = write_campaign(
