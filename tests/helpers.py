@@ -45,9 +45,10 @@ def write_campaign(folder, sentences=12, systems=("A", "B", "C"), controls=20, i
             f.write("source\tbetter\tworse\twhy\n")
             for i in range(1, practice + 1):
                 f.write(f"Practice {i}.\tRight {i}.\tWrong {i}.\tBecause {i}.\n")
-    if protocol == "pairwise":
+    if protocol == "pairwise" and settings:
         # The tests written for the imported pool answer its controls by
-        # their texts; tests of generated controls ask for them.
+        # their texts; tests of generated controls ask for them (a manifest
+        # without settings takes the default, generated).
         settings = {"control_source": "imported", **settings}
     settings_toml = "".join(f"{k} = {v!r}\n".replace("'", '"') for k, v in settings.items())
     with open(os.path.join(folder, "campaign.toml"), "w") as f:

@@ -129,9 +129,13 @@ def test_import_warns_of_a_small_pool_and_still_imports(app, tmp_path):
     done = runner.invoke(args=["campaign", "import", small])
     assert done.exit_code == 0 and "Imported: test" in done.output and "Warning: controls.tsv" in done.output
     # The whole pool for everyone (the default): said too.
-    same = write_campaign(str(tmp_path / "same"), sentences=60, controls=30)
+    same = write_campaign(str(tmp_path / "same"), sentences=60, controls=30, control_source="imported")
     result = runner.invoke(args=["campaign", "import", "--dry-run", same])
     assert result.exit_code == 0 and "every volunteer is served from the same 30 controls" in result.output
+    # Generated controls (the default): the pool is only their fallback, nothing to warn of.
+    generated = write_campaign(str(tmp_path / "generated"), sentences=60, controls=30)
+    result = runner.invoke(args=["campaign", "import", "--dry-run", generated])
+    assert result.exit_code == 0 and "Warning" not in result.output
     # A pool large enough for the expected volunteers: no warning.
     large = write_campaign(str(tmp_path / "large"), sentences=60, controls=210, controls_per_volunteer=14,
                            expected_volunteers=1000)

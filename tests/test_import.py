@@ -117,9 +117,11 @@ def test_control_with_wrong_field_count_or_header(folder):
 
 
 def test_too_few_controls(tmp_path):
-    folder = write_campaign(str(tmp_path / "few"), sentences=40, controls=5)
+    folder = write_campaign(str(tmp_path / "few"), sentences=40, controls=5, control_source="imported")
     error = _error(folder)
     assert error.path == "controls.tsv" and "too few controls" in error.message
+    # Generated controls (the default) take the pool as their fallback only: any size will do.
+    assert len(read_campaign(write_campaign(str(tmp_path / "gen"), sentences=40, controls=5)).controls) == 5
 
 
 def test_bad_settings_and_missing_files(folder):

@@ -395,8 +395,12 @@ def _instructions(folder, name):
 def _controls_and_practice(folder, data, settings, sources):
     """The controls, the practice items and warnings about the control pool.
     Generated controls need no file; one given is their fallback."""
-    if "controls" not in data and settings["control_source"] != IMPORTED:
-        return [], _practice(folder, data.get("practice") and _require(data, "practice"), None, [], sources), []
+    practice_name = data.get("practice")
+    if practice_name is not None:
+        practice_name = _require(data, "practice")
+    if settings["control_source"] != IMPORTED:  # the pool is the fallback only: any size will do
+        controls_file, controls = _controls(folder, _require(data, "controls")) if "controls" in data else (None, [])
+        return controls, _practice(folder, practice_name, controls_file, controls, sources), []
     controls_file, controls = _controls(folder, _require(data, "controls"))
     covered = min(len(sources), CONTROL_COVERAGE)
     needed = controls_needed(
@@ -422,13 +426,8 @@ def _controls_and_practice(folder, data, settings, sources):
             f"are needed so that a volunteer can judge {min(len(sources), CONTROL_COVERAGE)} "
             "sentences without seeing a control twice",
         )
-    practice_name = data.get("practice")
-    if practice_name is not None:
-        practice_name = _require(data, "practice")
     practice = _practice(folder, practice_name, controls_file, controls, sources)
-    small_pool = settings["control_source"] == IMPORTED and pool_warning(
-        len(controls), per_volunteer, settings["expected_volunteers"]
-    )
+    small_pool = pool_warning(len(controls), per_volunteer, settings["expected_volunteers"])
     return controls, practice, [f"{controls_file}: {small_pool}"] if small_pool else []
 
 

@@ -2,6 +2,7 @@
 raffle ticket or a ranking place.
 
     .venv/bin/python scripts/bench/bench_cheaters.py [--honest 200] [--honest-items 30]
+        [--throwaway 200] [--learners 5] [--harvest] [--controls generated|imported]
 
 Bozka served as ``make run`` serves it (one gevent worker, SQLite), a
 generated campaign with the default settings (reading floor, signs, a
@@ -14,14 +15,24 @@ the first two wrong and find the translations equal 5-25 % of the time.
 Everybody confirms their email (only confirmed volunteers' tickets are
 published). Then the published ticket list (/c/<slug>/raffle/tickets.csv)
 is read, and each player's hold from the database.
+
+The learner (issue 28) plays first: ``--throwaway`` accounts from 40
+networks answer at random until dismissed and keep what the feedback tells
+about the controls (``players.infer``; with ``--harvest`` every translation
+they were shown too); then ``--learners`` bots, alongside the others,
+answer every item they believe is a known control with the known answer and
+guess the rest, just above the reading floor. ``--controls imported`` runs
+the same on the imported pool of 20 controls (the rule before issue 28).
 """
 import argparse
+import os
 import random
 import sqlite3
+import sys
 import time
 
-from harness import CONTROLS, SLUG, Server, bozka_instance, log, machine_busy, scratch, table
-from players import Player, play_all, published_tickets
+from harness import CONTROLS, SLUG, Server, bozka_env, flask, log, machine_busy, scratch, table, write_campaign
+from players import Player, learn, learned_right, play_all, published_tickets
 
 
 def players(honest, honest_items, seed=1):
@@ -31,6 +42,17 @@ def players(honest, honest_items, seed=1):
     people = [Player(f"honest{n:03d}", "honest", (4, 10), honest_items, wrong_controls=rng.uniform(0.1, 0.2),
                      equal_share=rng.uniform(0.05, 0.25)) for n in range(honest)]
     return cheaters, people
+
+
+def instance(workdir, sentences, control_source):
+    """A fresh SQLite instance with the generated campaign, its controls from ``control_source``."""
+    env = bozka_env(os.path.join(workdir, "instance"), BOZKA_PROXIES="1")
+    flask(["db", "upgrade"], env)
+    folder = write_campaign(os.path.join(workdir, "campaign"), sentences)
+    with open(os.path.join(folder, "campaign.toml"), "a", encoding="utf-8") as handle:
+        handle.write(f'[settings]\ncontrol_source = "{control_source}"\n')
+    log(f"  {flask(['campaign', 'import', folder], env)}")
+    return env, os.path.join(workdir, "instance", "bozka.sqlite3")
 
 
 def holds(database):
@@ -57,19 +79,30 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--honest", type=int, default=200)
     parser.add_argument("--honest-items", type=int, default=30)
+    parser.add_argument("--throwaway", type=int, default=200, help="the learner's throwaway accounts")
+    parser.add_argument("--learners", type=int, default=5, help="learning bots playing after them")
+    parser.add_argument("--learner-items", type=int, default=60)
+    parser.add_argument("--harvest", action="store_true", help="the throwaways keep every translation shown too")
+    parser.add_argument("--controls", choices=("generated", "imported"), default="generated")
     args = parser.parse_args(argv)
     busy = machine_busy()
     cheaters, people = players(args.honest, args.honest_items)
     started = time.time()
     with scratch() as workdir:
-        env, database = bozka_instance(workdir, sentences=1000, BOZKA_PROXIES="1")
+        env, database = instance(workdir, 1000, args.controls)
         with Server(env, workdir) as server:
             def read_log():
                 with open(server.log_path, encoding="utf-8", errors="replace") as handle:
                     return handle.read()
 
-            log(f"{len(cheaters)} cheaters and {len(people)} honest volunteers judging ...")
-            play_all(server.url, SLUG, cheaters + people, CONTROLS, read_log)
+            log(f"{args.throwaway} throwaway accounts learning ...")
+            learning = time.time()
+            knowledge, thrown = learn(server.url, SLUG, args.throwaway, harvest=args.harvest)
+            learning = time.time() - learning
+            learners = [Player(f"learner{n}", "learner", (0, 0), args.learner_items, knowledge=knowledge)
+                        for n in range(args.learners)]
+            log(f"{len(cheaters)} cheaters, {len(learners)} learners and {len(people)} honest volunteers judging ...")
+            play_all(server.url, SLUG, cheaters + learners + people, CONTROLS, read_log)
             published = published_tickets(server.url, SLUG)
         held = holds(database)
     rows = []
@@ -94,14 +127,31 @@ def main(argv=None):
     print(f"(c), random at a human pace: {c_tickets} published ticket(s) from {len(c.seen)} answers: {cost}; "
           f"an honest volunteer spends {per_ticket(people, published):.0f} s; (c)'s test answers are noise "
           "in the research data")
-    print(f"\nTargets (issue 18), {busy:.0f} % busy before the run:")
+    learnt, right = learned_right(knowledge, CONTROLS)
+    print(f"\nLearner ({args.controls} controls{', harvesting every translation shown' if args.harvest else ''}): "
+          f"{args.throwaway} throwaway accounts gave {thrown} answers in {learning:.0f} s and learnt {learnt} "
+          f"sources ({right} with the right answer among those believed)")
+    rows = []
+    for bot in learners:
+        in_list = sorted(set(bot.tickets) & published)
+        rows.append([bot.name, len(bot.seen), bot.stopped_by() or "-", bot.status, held[bot.name][0] or "-",
+                     held[bot.name][1] or "-", len(bot.tickets), len(in_list)])
+    table(["learner", "answers", "held or dismissed after answer", "status", "sign", "dismissed", "tickets won",
+           "in the published list"], rows)
+    print(f"\nTargets (issues 18 and 28), {busy:.0f} % busy before the run:")
     for player in cheaters[:2]:
         clean = not (set(player.tickets) & published) and not in_ranking_at(player, 30)
         print(f"- ({player.kind}) no published ticket and not ranked at its 30th answer: "
               f"{'MET' if clean else 'MISSED'}")
+    caught = [bot for bot in learners if bot.stopped_by() and bot.stopped_by() <= 40]
+    clean = [bot for bot in learners if not set(bot.tickets) & published]
+    print(f"- learners held or dismissed within 40 answers: {len(caught)} of {len(learners)}; with no published "
+          f"ticket: {len(clean)} of {len(learners)}: "
+          f"{'MET' if len(caught) == len(clean) == len(learners) else 'MISSED'}")
     print(f"- honest volunteers held: {len(honest_held)} of {len(people)} (target 0): "
           f"{'MET' if not honest_held and len(people) >= 200 else 'MISSED' if honest_held else 'too few simulated'}")
-    print(f"\nCommand: .venv/bin/python scripts/bench/bench_cheaters.py   ({time.time() - started:.0f} s)")
+    print(f"\nCommand: .venv/bin/python scripts/bench/bench_cheaters.py {' '.join(argv or sys.argv[1:])}   "
+          f"({time.time() - started:.0f} s)")
 
 
 if __name__ == "__main__":

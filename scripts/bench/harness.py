@@ -166,7 +166,9 @@ def answer_for(item, rng):
     if "translation" in item:
         whole = re.fullmatch(r"Output \d+ of \w+\.", item["translation"])
         return {"score": rng.randint(50, 100) if whole else rng.randint(0, 40)}
-    better = CONTROLS.get(item["source"])
+    from players import better_of  # a generated control too (issue 28): the side that is the system's own output
+
+    better = better_of(item, CONTROLS)
     if better is None:
         return {"choice": rng.choices(("left", "right", "equal"), (45, 45, 10))[0]}
     return {"choice": "left" if item["left"] == better else "right"}

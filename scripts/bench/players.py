@@ -40,8 +40,12 @@ class Player:
     tickets: list = field(default_factory=list)
     status: str = "playing"
 
+    knowledge: dict = None  # the learner: source -> texts it believes better (learn())
+
     def choose(self, item, controls, answered, rng):
-        better = controls.get(item["source"])
+        if self.kind == "learner":
+            return self.knowledge_choice(item) or rng.choice(("left", "right"))
+        better = better_of(item, controls)
         if better is not None:
             right = "left" if item["left"] == better else "right"
             if self.kind == "honest" and answered >= 2 and rng.random() < self.wrong_controls:
@@ -57,9 +61,52 @@ class Player:
             return "equal"
         return rng.choice(("left", "right"))
 
+    def knowledge_choice(self, item):
+        """The side the learner believes is a known control's better one, or None (it guesses)."""
+        known = self.knowledge.get(item["source"], ())
+        sides = [side for side in ("left", "right") if item[side] in known]
+        return sides[0] if len(sides) == 1 else None
+
+    def wait(self, item, rng):
+        """Seconds before answering: the learner just above the reading floor, the others their pace."""
+        if self.kind == "learner":
+            return 1.15 * reading_floor(item) + 0.05
+        return rng.uniform(*self.pace)
+
+    def stopped_by(self):
+        """The answer after which the player was first held or dismissed, or None."""
+        held = self.held_by()
+        dismissed = len(self.seen) if self.status == "dismissed" else None
+        return min(n for n in (held, dismissed) if n is not None) if held or dismissed else None
+
     def held_by(self):
         """The answer (1-based) after which the player was first told they were held, or None."""
         return next((n for n, (_counted, held, _answered, _ticket) in enumerate(self.seen, 1) if held), None)
+
+
+def reading_floor(item, seconds_per_word=0.0375, minimum=0.5):
+    """The campaign's default reading floor for an item (quality.too_fast), as a bot computes it from the texts."""
+    words = sum(len(item[key].split()) for key in ("source", "left", "right"))
+    return max(minimum, words * seconds_per_word)
+
+
+def is_output(source, text):
+    """Whether ``text`` is a system's translation of ``source`` in the generated campaigns of the benchmarks
+    and tests ("Source sentence number N." -> "Output N of X." or "Output N."): what a reader of the
+    language sees at once, and a bot does not."""
+    number = re.search(r"(\d+)\.$", source)
+    return number is not None and re.fullmatch(rf"Output {number.group(1)}( of [\w.+-]+)?\.", text) is not None
+
+
+def better_of(item, controls):
+    """The better translation of a control as a reader tells it, or None for a test item: an imported
+    control by its source (``controls``: source -> better), a generated one because only one side is
+    the system's own translation (the other has words from elsewhere)."""
+    better = controls.get(item["source"])
+    if better is not None:
+        return better
+    real = [item[side] for side in ("left", "right") if is_output(item["source"], item[side])]
+    return real[0] if len(real) == 1 else None
 
 
 def register(base, slug, player, address):
@@ -100,7 +147,7 @@ def play(base, slug, player, controls, address, seed, read_log):
     for answered in range(player.items):
         if item is None:
             break
-        time.sleep(rng.uniform(*player.pace))
+        time.sleep(player.wait(item, rng))
         choice = player.choose(item, controls, answered, rng)
         response = session.post(f"{base}/c/{slug}/api/judgment", json={"token": item["token"], "choice": choice},
                                 timeout=60)
@@ -138,3 +185,99 @@ def published_tickets(base, slug):
     """The ticket numbers of the public list (/c/<slug>/raffle/tickets.csv)."""
     lines = requests.get(f"{base}/c/{slug}/raffle/tickets.csv", timeout=30).text.splitlines()[1:]
     return {int(line.split(",")[0]) for line in lines if line}
+
+
+# The learner (issue 28): throwaway accounts learn what the feedback tells about the controls, then
+# a bot answers every item it believes is a known control right and guesses the rest.
+
+def infer(answers, dismissed_after, first=2, check_every=10):
+    """What one throwaway account's feedback tells: {source: better text}. ``answers``: (source, left,
+    right, choice) in order; ``dismissed_after``: the answer after which it was dismissed, or None.
+    The schedule is public: items 1..``first`` are controls. Dismissed right after one of them (the
+    rule before issue 28): that answer was wrong and those before it right. Past the first check
+    (item ``check_every``) without dismissal: the first controls were answered right."""
+    def chosen(answer, right=True):
+        source, left, right_text, choice = answer
+        if choice == "equal":
+            return None
+        picked = left if choice == "left" else right_text
+        return picked if right else (right_text if choice == "left" else left)
+
+    pairs = []
+    if dismissed_after is not None and dismissed_after <= first:
+        pairs = [(a, True) for a in answers[:dismissed_after - 1]] + [(answers[dismissed_after - 1], False)]
+    elif len(answers) >= check_every and (dismissed_after is None or dismissed_after > check_every):
+        pairs = [(a, True) for a in answers[:first]]
+    learned = {}
+    for answer, right in pairs:
+        better = chosen(answer, right)
+        if better is not None:
+            learned[answer[0]] = better
+    return learned
+
+
+def throwaway(base, slug, name, address, seed, items=40, harvest=False):
+    """One throwaway account: registers (no confirmation), answers at random and at once until dismissed
+    (or ``items``); returns {source: {texts believed better}}: what the feedback told, and with
+    ``harvest`` every translation it was shown too (a later control whose one side is a known
+    translation of its source and the other not is answered with the known one)."""
+    rng = random.Random(seed)
+    session = register(base, slug, Player(name, "throwaway", (0, 0), items), address)
+    item = session.get(f"{base}/c/{slug}/api/item", timeout=30).json()["item"]
+    answers, dismissed_after, known = [], None, {}
+    while item is not None and len(answers) < items:
+        choice = rng.choice(("left", "right"))
+        answers.append((item["source"], item["left"], item["right"], choice))
+        if harvest:
+            known.setdefault(item["source"], set()).update((item["left"], item["right"]))
+        data = session.post(f"{base}/c/{slug}/api/judgment", json={"token": item["token"], "choice": choice},
+                            timeout=60).json()
+        if data["status"] == "dismissed":
+            dismissed_after = len(answers)
+            break
+        item = data["item"]
+    for source, better in infer(answers, dismissed_after).items():
+        known.setdefault(source, set()).add(better)
+    return known, len(answers)
+
+
+def learn(base, slug, accounts, first_address=100, threads=20, harvest=False):
+    """Phase 1: ``accounts`` throwaway accounts, ``threads`` at a time, from 40 /24 networks (the
+    registration limits are per address and per network). Returns (knowledge, answers given)."""
+    knowledge, answered, errors, lock = {}, [0], [], threading.Lock()
+    numbers = iter(range(accounts))
+
+    def run():
+        for n in numbers:
+            try:
+                known, count = throwaway(base, slug, f"throw{n:04d}",
+                                         f"10.{first_address}.{n % 40}.{n // 40 + 1}", n,
+                                         harvest=harvest)
+            except Exception as exc:  # reported below
+                errors.append(f"throw{n:04d}: {exc!r}")
+                continue
+            with lock:
+                answered[0] += count
+                for source, texts in known.items():
+                    knowledge.setdefault(source, set()).update(texts)
+
+    workers = [threading.Thread(target=run, daemon=True) for _ in range(threads)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    if errors:
+        raise RuntimeError("; ".join(errors[:5]))
+    return knowledge, answered[0]
+
+
+def learned_right(knowledge, controls):
+    """How many of the learnt sources' believed answers are right: (sources learnt, right)."""
+    right = 0
+    for source, texts in knowledge.items():
+        truth = controls.get(source)
+        if truth is not None:
+            right += truth in texts
+        else:
+            right += any(is_output(source, text) for text in texts)
+    return len(knowledge), right
