@@ -1,0 +1,185 @@
+"""A raffle nobody who runs the site can steer (issue 28, item 2), on the
+site as ``make run`` serves it: the organiser commits to a seed and names a
+beacon published after the end; voids before the close are public with
+their time; after the close a void and a re-opening are refused; the draw
+takes the beacon's value, and scripts/verify_raffle.py passes the draw and
+fails it with one ticket less or another beacon value.
+
+The tickets are written to the site's database (winning them by judging is
+the walk's part, tests/e2e/walk.py); everything else goes through the pages.
+"""
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from datetime import datetime, timedelta, timezone
+
+from playwright.sync_api import expect
+from sqlalchemy import create_engine, text
+
+from e2e.conftest import ROOT
+from e2e.pages import DESKTOP, PASSWORD, unfold
+
+SLUG = "e2e-raffle"
+ORGANISER = ("raffle.organiser", "raffle.organiser@example.org")
+VOLUNTEERS = ("raffle.ane", "raffle.jon", "raffle.miren")
+BEACON = "e2e beacon: 4 8 15 16 23 42"
+
+
+def campaign_folder(tmp_path):
+    """The English to Basque demo under a slug of its own (the suite's other tests use the demo)."""
+    folder = tmp_path / SLUG
+    shutil.copytree(os.path.join(ROOT, "app", "demo", "en-eu"), folder)
+    toml = folder / "campaign.toml"
+    toml.write_text(re.sub(r'^slug = ".*"$', f'slug = "{SLUG}"', toml.read_text(encoding="utf-8"), count=1,
+                           flags=re.M), encoding="utf-8")
+    return str(folder)
+
+
+def log_in(page, base_url, email):
+    page.goto(f"{base_url}/login")
+    page.get_by_label("Email", exact=True).fill(email)
+    page.get_by_label("Password", exact=True).fill(PASSWORD)
+    page.get_by_role("button", name="Log in").click()
+    expect(page.locator("header.site")).to_contain_text("Log out")
+
+
+def said(page, kind, message):
+    expect(page.locator(f".flash-{kind}", has_text=message)).to_be_visible()
+
+
+def give_tickets(database):
+    """Each volunteer confirmed, with two tickets (1-6 in turn); returns {ticket: username}."""
+    engine = create_engine(database)
+    owners = {}
+    try:
+        with engine.begin() as connection:
+            campaign = connection.execute(text("SELECT id FROM campaigns WHERE slug = :slug"), {"slug": SLUG}).scalar_one()
+            number = 0
+            for _round in range(2):
+                for name in VOLUNTEERS:
+                    number += 1
+                    participation = connection.execute(text(
+                        "SELECT participations.id FROM participations JOIN users ON users.id = participations.user_id "
+                        "WHERE participations.campaign_id = :campaign AND users.username = :name"),
+                        {"campaign": campaign, "name": name}).scalar_one()
+                    connection.execute(text(
+                        "INSERT INTO tickets (campaign_id, participation_id, number, item_position, created_at) "
+                        "VALUES (:campaign, :participation, :number, :position, CURRENT_TIMESTAMP)"),
+                        {"campaign": campaign, "participation": participation, "number": number,
+                         "position": 10 * (_round + 1)})
+                    owners[number] = (name, participation)
+            connection.execute(text("UPDATE campaigns SET next_ticket = :next WHERE id = :id"),
+                               {"next": number + 1, "id": campaign})
+            connection.execute(text("UPDATE users SET email_confirmed_at = CURRENT_TIMESTAMP WHERE username IN "
+                                    "(:a, :b, :c)"), dict(zip("abc", VOLUNTEERS)))
+    finally:
+        engine.dispose()
+    return owners
+
+
+def verify(draw, tickets, beacon):
+    return subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "verify_raffle.py"), "--draw", draw,
+                           "--tickets", tickets, "--beacon", beacon], capture_output=True, text=True, timeout=60)
+
+
+def test_a_raffle_nobody_can_steer_as_served(browser, live_server, site_cli, site_database, tmp_path):
+    site_cli("user", "create", "--role", "organiser", "--email", ORGANISER[1], "--username", ORGANISER[0],
+             "--password", PASSWORD)
+    site_cli("campaign", "import", campaign_folder(tmp_path), "--organiser", ORGANISER[0])
+    contexts = [browser.new_context(viewport=DESKTOP, extra_http_headers={"X-Forwarded-For": f"10.28.0.{n}"})
+                for n in range(1 + len(VOLUNTEERS))]
+    try:
+        dash, *volunteers = (context.new_page() for context in contexts)
+        for page, name in zip(volunteers, VOLUNTEERS):
+            site_cli("user", "create", "--role", "volunteer", "--email", f"{name}@example.org", "--username", name,
+                     "--password", PASSWORD)
+            log_in(page, live_server, f"{name}@example.org")
+            page.goto(f"{live_server}/c/{SLUG}/join")
+            page.locator("[name=source_level]").select_option("B1-B2")
+            page.locator("[name=target_level]").select_option("C1-C2")
+            page.locator("[name=consent]").check()
+            page.locator("main form button[type=submit]").click()
+            expect(page).to_have_url(re.compile(rf"/c/{SLUG}/instructions$"))
+
+        # The organiser sets the end (about a minute away) and commits, naming a beacon 5 s after it.
+        log_in(dash, live_server, ORGANISER[1])
+        dash.goto(f"{live_server}/organiser/c/{SLUG}/")
+        unfold(dash, "Campaign")
+        now = datetime.now(timezone.utc).replace(tzinfo=None)
+        ends_at = (now + timedelta(seconds=100)).replace(second=0, microsecond=0)
+        dash.locator("form[action$='/status'] [name=ends_at]").fill(ends_at.strftime("%Y-%m-%dT%H:%M"))
+        dash.locator("form[action$='/status'] button[type=submit]").click()
+        said(dash, "info", "Campaign saved")
+        unfold(dash, "Raffle")
+        beacon_at = ends_at + timedelta(seconds=5)
+        dash.locator("form[action$='/raffle/commit'] [name=beacon]").fill("the e2e beacon, round 1")
+        dash.locator("form[action$='/raffle/commit'] [name=beacon_at]").fill(beacon_at.strftime("%Y-%m-%dT%H:%M:%S"))
+        dash.locator("form[action$='/raffle/commit'] button[type=submit]").click()
+        seed = dash.locator("code.hash").first.inner_text().strip()
+        assert re.fullmatch(r"[0-9a-f]{64}", seed)
+        owners = give_tickets(site_database)
+
+        # Before the close: a void is possible, and public with its time.
+        name, participation = owners[1]
+        dash.goto(f"{live_server}/organiser/c/{SLUG}/volunteer/{participation}")
+        dash.locator("form[action$='/ticket/1/void'] button[type=submit]").click()
+        said(dash, "info", "Ticket 1 is void.")
+        raffle_page = volunteers[1]
+        raffle_page.goto(f"{live_server}/c/{SLUG}/raffle")
+        expect(raffle_page.locator("q.beacon")).to_have_text("the e2e beacon, round 1")
+        expect(raffle_page.locator("#voids tbody tr")).to_have_count(1)
+        expect(raffle_page.locator("#voids tbody tr td").first).to_have_text("1")
+
+        wait = (ends_at - datetime.now(timezone.utc).replace(tzinfo=None)).total_seconds() + 1
+        time.sleep(max(0.0, wait))
+
+        # After the close: no void, no re-opening, and the list a volunteer saves is the one drawn.
+        name, participation = owners[2]
+        dash.goto(f"{live_server}/organiser/c/{SLUG}/volunteer/{participation}")
+        dash.locator("form[action$='/ticket/2/void'] button[type=submit]").click()
+        said(dash, "error", "The campaign has closed: its tickets can no longer be voided.")
+        dash.goto(f"{live_server}/organiser/c/{SLUG}/")
+        unfold(dash, "Campaign")
+        later = ends_at + timedelta(days=1)
+        dash.locator("form[action$='/status'] [name=ends_at]").fill(later.strftime("%Y-%m-%dT%H:%M"))
+        dash.locator("form[action$='/status'] button[type=submit]").click()
+        said(dash, "error", "it cannot re-open")
+        raffle_page.goto(f"{live_server}/c/{SLUG}/raffle")
+        with raffle_page.expect_download() as download:
+            raffle_page.locator(f"a[href$='/c/{SLUG}/raffle/tickets.csv']").click()
+        saved = str(tmp_path / "tickets.csv")
+        download.value.save_as(saved)
+        with open(saved, encoding="utf-8") as handle:
+            assert [line.split(",")[0] for line in handle.read().splitlines()[1:]] == ["2", "3", "4", "5", "6"]
+
+        time.sleep(max(0.0, (beacon_at - datetime.now(timezone.utc).replace(tzinfo=None)).total_seconds() + 1))
+        dash.goto(f"{live_server}/organiser/c/{SLUG}/")
+        unfold(dash, "Raffle")
+        dash.locator("form[action$='/raffle/draw'] [name=seed]").fill(seed)
+        dash.locator("form[action$='/raffle/draw'] [name=beacon]").fill(BEACON)
+        dash.locator("form[action$='/raffle/draw'] [name=prizes]").fill("2")
+        dash.locator("form[action$='/raffle/draw'] button[type=submit]").click()
+        said(dash, "info", "The raffle was drawn.")
+
+        record = raffle_page.request.get(f"{live_server}/c/{SLUG}/raffle.json")
+        assert record.ok and record.json()["draw"]["beacon_value"] == BEACON
+        draw = str(tmp_path / "raffle.json")
+        with open(draw, "w", encoding="utf-8") as handle:
+            handle.write(record.text())
+        good = verify(draw, saved, BEACON)
+        assert good.returncode == 0 and "the draw checks out" in good.stdout, good.stdout + good.stderr
+        with open(saved, encoding="utf-8") as handle:
+            lines = handle.read().splitlines()
+        fewer = str(tmp_path / "fewer.csv")
+        with open(fewer, "w", encoding="utf-8") as handle:
+            handle.write("\n".join(lines[:-1]) + "\n")
+        out = verify(draw, fewer, BEACON)
+        assert out.returncode == 1 and "ticket list: FAILS" in out.stdout, out.stdout
+        out = verify(draw, saved, BEACON.replace("42", "43"))
+        assert out.returncode == 1 and "beacon value: FAILS" in out.stdout, out.stdout
+    finally:
+        for context in contexts:
+            context.close()
