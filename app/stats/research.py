@@ -33,9 +33,10 @@ SKIPPED = {reason: f"skipped_{reason}" for reason in REASONS} | {
 
 
 def kept_reasons(include_controls=False, include_discarded=False, keep_flagged=False):
-    """The reasons the analysis's options make no reason."""
+    """The reasons the analysis's options make no reason; the judgments of a
+    dismissed volunteer are discarded, so ``include_discarded`` keeps both."""
     return (("control",) if include_controls else ()) + \
-        (("discarded",) if include_discarded else ()) + (FLAGGED if keep_flagged else ())
+        (("discarded", "dismissed") if include_discarded else ()) + (FLAGGED if keep_flagged else ())
 
 
 def left_out(flags, keep=()) -> str | None:
