@@ -91,3 +91,16 @@ def test_socketio_outlives_the_head_timeout(live, transport):
         assert client.call("join", {"campaign": SLUG}, timeout=10) == {"ok": True}  # still carries traffic
     finally:
         client.disconnect()
+
+
+def test_the_bounds_are_settings_and_off_per_address_behind_a_proxy(monkeypatch):
+    from app.config import connection_bounds
+
+    for name in ("BOZKA_PROXIES", "BOZKA_CONNECTIONS_PER_ADDRESS", "BOZKA_HEAD_TIMEOUT"):
+        monkeypatch.delenv(name, raising=False)
+    assert connection_bounds() == (1000, 10.0)
+    monkeypatch.setenv("BOZKA_PROXIES", "1")  # every connection comes from nginx: its limit_conn bounds addresses
+    assert connection_bounds() == (0, 10.0)
+    monkeypatch.setenv("BOZKA_CONNECTIONS_PER_ADDRESS", "50")
+    monkeypatch.setenv("BOZKA_HEAD_TIMEOUT", "0")
+    assert connection_bounds() == (50, None)
