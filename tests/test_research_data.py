@@ -107,10 +107,11 @@ def _export(campaign, kind, fmt="csv"):
     return "".join(export.stream(export.source(campaign), kind, fmt, db.engine))
 
 
-def _analyse(path, *options):
+def _analyse(path, *options, pairwise=True):
     out = path + ".json"
+    quick = ["--bootstrap", "0"] if pairwise else []
     done = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "analyse.py"), path, "--json", out,
-                           "--bootstrap", "0", *options], cwd=ROOT, capture_output=True, text=True)
+                           *quick, *options], cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     with open(out, encoding="utf-8") as handle:
         return json.load(handle), done.stdout
@@ -176,3 +177,59 @@ def test_the_jsonl_export_carries_the_same_flags(demo):
     as_jsonl = [json.loads(line) for line in _export(campaign, "judgments", "jsonl").splitlines()]
     assert [r["left_out"] or None for r in as_csv] == [r["left_out"] for r in as_jsonl]
     assert all(isinstance(r[c], bool) for r in as_jsonl for c in ("too_fast", "dismissed", "held", "untested"))
+
+
+# The same on a Direct Assessment campaign.
+
+def _da_volunteer(campaign, name, answers, score_of, seconds, start):
+    from da_simulation import join
+
+    participation_id, rng, now = join(campaign, name), random.Random(name), start
+    step = evaluation.show(campaign, participation_id, now, rng)
+    for n in range(1, answers + 1):
+        if step.item is None:
+            break
+        now += timedelta(seconds=seconds(n))
+        step = evaluation.answer(campaign, participation_id, step.item.token,
+                                 score_of(step.texts, step.item.qc_kind), now, rng)
+    return participation_id
+
+
+def test_da_export_analysis_and_dashboard_count_the_same_scores(app, tmp_path):
+    from app.models import Participation
+    from da_simulation import honest, make_da_campaign, optimiser
+
+    campaign = make_da_campaign(str(tmp_path / "da"), fast_seconds_per_word=0.0375)
+    start, rng = utcnow() - timedelta(hours=3), random.Random(5)
+    for n in range(3):
+        _da_volunteer(campaign, f"honest{n}", 200, honest(rng), lambda n: 8.0, start)
+    _da_volunteer(campaign, "quick", 200, honest(rng), _every_fifth_fast, start)
+    _da_volunteer(campaign, "newcomer", 4, honest(rng), lambda n: 8.0, start)
+    held = _da_volunteer(campaign, "held", 40, honest(rng), lambda n: 8.0, start)
+    dismissed = _da_volunteer(campaign, "optimiser", 200, optimiser, lambda n: 8.0, start)
+    participation = db.session.get(Participation, held)
+    participation.held_at, participation.held_reason = utcnow(), "fast"
+    db.session.commit()
+    assert db.session.get(Participation, dismissed).dismissed_at is not None
+
+    text = _export(campaign, "da-judgments")
+    rows = list(csv.DictReader(io.StringIO(text)))
+    exported = _by_reason(rows)
+    assert {"counted", "discarded", "held", "untested", "too_fast"} <= set(exported), exported
+    summary = dashboard.summary(campaign, utcnow() + research.LAG)
+    assert {k: v for k, v in summary["research"].items() if v} == dict(exported)
+    assert summary["protocol"]["scores"] == exported["counted"]  # the DA panel's system scores use them
+
+    path = str(tmp_path / "da-judgments.csv")
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    result, report = _analyse(path, pairwise=False)
+    counts = result["input"]["counts"]
+    assert result["input"]["scores"] == exported["counted"]
+    for reason in rule.REASONS:
+        assert counts.get(rule.SKIPPED[reason], 0) == summary["research"][reason], reason
+    assert f"{exported['untested']} untested" in report
+    kept, _report = _analyse(path, "--keep-flagged", pairwise=False)
+    assert kept["input"]["scores"] == exported["counted"] + sum(exported.get(r, 0) for r in rule.FLAGGED)
+    wmt = _export(campaign, "wmt-da", "tsv").splitlines()
+    assert len(wmt) == 1 + exported["counted"]
