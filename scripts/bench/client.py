@@ -33,17 +33,22 @@ from harness import answer_for, cpu_seconds  # noqa: E402
 
 class Volunteer:
     def __init__(self, job, spec, rng):
-        self.job, self.rng, self.item, self.connection = job, rng, None, None
+        self.job, self.rng, self.item, self.connection, self.used = job, rng, None, None, 0.0
         self.headers = {"Content-Type": "application/json", "Accept": "application/json",
                         "Cookie": spec["cookie"], "X-CSRFToken": spec["csrf"], "X-Bench-Volunteer": spec["name"]}
 
     def request(self, method, path, body=None):
+        # The server closes a connection idle for 10 s (app/worker.py): a new one after 5 s idle.
+        if self.connection is not None and time.monotonic() - self.used > 5:
+            self.connection.close()
+            self.connection = None
         if self.connection is None:
             self.connection = http.client.HTTPConnection(self.job["host"], self.job["port"], timeout=60)
         try:
             self.connection.request(method, f"/c/{self.job['slug']}/api/{path}", body=body, headers=self.headers)
             response = self.connection.getresponse()
             data = response.read()
+            self.used = time.monotonic()
         except (OSError, http.client.HTTPException):
             self.connection.close()
             self.connection = None

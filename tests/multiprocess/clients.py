@@ -86,9 +86,14 @@ class Volunteer:
             "X-CSRFToken": csrf,
         }
         self.connection = None
+        self.used = 0.0
         self.item = None
 
     def request(self, method, path, body=None):
+        # gunicorn closes a connection idle for 10 s (app/worker.py), nginx after 15 s: a new one after 5 s.
+        if self.connection is not None and time.monotonic() - self.used > 5:
+            self.connection.close()
+            self.connection = None
         if self.connection is None:
             self.connection = http.client.HTTPConnection(
                 self.host, self.port, timeout=60, source_address=(self.address, 0)
@@ -97,6 +102,7 @@ class Volunteer:
             self.connection.request(method, path, body=body, headers=self.headers)
             response = self.connection.getresponse()
             data = response.read()
+            self.used = time.monotonic()
         except (OSError, http.client.HTTPException):
             self.connection.close()
             self.connection = None
