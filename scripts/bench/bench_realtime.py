@@ -155,7 +155,8 @@ def main(argv=None):
     started, busy, rows, figures = time.time(), machine_busy(), [], {}
     with scratch() as workdir:
         log("setting up: migrations, campaign, accounts ...")
-        env, database = bozka_instance(workdir, 2000, RATELIMIT_ENABLED="false")
+        # Every client is 127.0.0.1: no bound on one address's connections (app/worker.py).
+        env, database = bozka_instance(workdir, 2000, RATELIMIT_ENABLED="false", BOZKA_CONNECTIONS_PER_ADDRESS="0")
         drivers, listeners_names = [f"drv{i:03d}" for i in range(10)], [f"lis{i:04d}" for i in range(max(args.levels))]
         create_accounts(env, database, drivers + listeners_names)
         with Server(env, workdir) as server, ThreadPoolExecutor(8) as pool:
