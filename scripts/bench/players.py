@@ -41,10 +41,14 @@ class Player:
     status: str = "playing"
 
     knowledge: dict = None  # the learner: source -> texts it believes better (learn())
+    # The learner, one entry per answer: (answered from what it learnt, the item was a control).
+    used: list = field(default_factory=list)
 
     def choose(self, item, controls, answered, rng):
         if self.kind == "learner":
-            return self.knowledge_choice(item) or rng.choice(("left", "right"))
+            known = self.knowledge_choice(item)
+            self.used.append((known is not None, better_of(item, controls) is not None))
+            return known or rng.choice(("left", "right"))
         better = better_of(item, controls)
         if better is not None:
             right = "left" if item["left"] == better else "right"
