@@ -20,6 +20,7 @@ def _volunteer_data(app):
     """Valid bodies for each endpoint, by endpoint name: (who, json or form)."""
     user = db.session.scalar(select(accounts.User).where(accounts.User.username == "ane"))
     reset_token = accounts.make_token(app.config["SECRET_KEY"], "reset", user)
+    aide = db.session.scalar(select(accounts.User.id).where(accounts.User.username == "aide"))
     return {
         "volunteer.join": ("other", "/c/test/join", {"source_level": "B1-B2", "target_level": "C1-C2", "consent": "y"}),
         "volunteer.evaluate": ("volunteer", "/c/test/evaluate", "judgment-form"),
@@ -40,12 +41,14 @@ def _volunteer_data(app):
                                     {"seed_sha256": hashlib.sha256(b"seed").hexdigest()}),
         "organiser.raffle_draw": ("organiser", "/organiser/c/test/raffle/draw", {"seed": "seed", "prizes": "1"}),
         "organiser.raffle_notify": ("organiser", "/organiser/c/test/raffle/notify", {"prize": "1", "note": "Hi"}),
-        "organiser.accounts_page": ("organiser", "/organiser/accounts", {
+        "organiser.accounts_page": ("admin", "/organiser/accounts", {
             "role": "researcher", "username": "sci", "email": "sci@example.org", "password": STRONG}),
         # Participation 1 is the volunteer's (ane); refused or not, a decision is a 302 with a token.
         "organiser.clear_hold": ("organiser", "/organiser/c/test/volunteer/1/clear-hold", {}),
         "organiser.void_ticket": ("organiser", "/organiser/c/test/volunteer/1/ticket/1/void", {}),
         "organiser.dismiss": ("organiser", "/organiser/c/test/volunteer/1/dismiss", {"reason": "a test"}),
+        "organiser.add_organiser": ("admin", "/organiser/c/test/organisers/add", {"username": "aide"}),
+        "organiser.remove_organiser": ("admin", f"/organiser/c/test/organisers/{aide}/remove", {}),
         # Last: a new password ends the volunteer's other sessions.
         "auth.reset": ("anonymous", f"/reset/{reset_token}", {"password": NEW_PASSWORD, "password2": NEW_PASSWORD}),
     }
@@ -53,11 +56,14 @@ def _volunteer_data(app):
 
 def _clients(app):
     clients = {"anonymous": app.test_client(), "volunteer": app.test_client(), "organiser": app.test_client(),
-               "other": app.test_client()}
+               "other": app.test_client(), "admin": app.test_client()}
     register(clients["volunteer"])
     make_staff("organiser", "boss")
+    make_staff("organiser", "aide")  # given and taken the campaign by the admin
+    make_staff("admin", "chief")
     make_staff("volunteer", "other")
     assert login(clients["organiser"], "boss@example.org").status_code == 302
+    assert login(clients["admin"], "chief@example.org").status_code == 302
     assert login(clients["other"], "other@example.org").status_code == 302
     return clients
 

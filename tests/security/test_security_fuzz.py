@@ -215,7 +215,8 @@ FORMS = {
     "commit": ("organiser", "/organiser/c/test/raffle/commit", ["seed_sha256", "beacon", "beacon_at"]),
     "draw": ("organiser", "/organiser/c/test/raffle/draw", ["seed", "beacon", "prizes"]),
     "notify": ("organiser", "/organiser/c/test/raffle/notify", ["prize", "note"]),
-    "accounts": ("organiser", "/organiser/accounts", ["role", "username", "email", "password"]),
+    "accounts": ("admin", "/organiser/accounts", ["role", "username", "email", "password"]),
+    "give campaign": ("admin", "/organiser/c/test/organisers/add", ["username"]),
 }
 # Values that are malformed for every field they may land in: too long,
 # control characters, markup, wrong types as text, or empty.
@@ -251,11 +252,13 @@ NON_EMPTY = {"seed_sha256"}
 def form_clients(app, make_campaign):
     make_campaign()
     clients = {"anonymous": app.test_client(), "volunteer": app.test_client(), "organiser": app.test_client(),
-               "other": app.test_client()}
+               "other": app.test_client(), "admin": app.test_client()}
     register(clients["volunteer"])
     make_staff("organiser", "boss")
+    make_staff("admin", "chief")
     make_staff("volunteer", "other")
     assert login(clients["organiser"], "boss@example.org").status_code == 302
+    assert login(clients["admin"], "chief@example.org").status_code == 302
     assert login(clients["other"], "other@example.org").status_code == 302
     clients["volunteer"].get("/c/test/api/item")
     tokens = {who: csrf_token(client, "/c/test/instructions") for who, client in clients.items()}

@@ -77,7 +77,7 @@ def hostile(app, tmp_path):
     for setting, value in QUIET_SIGNS.items():
         setattr(campaign, setting, value)
     db.session.commit()
-    make_staff("organiser", "boss")
+    make_staff("admin", "boss")  # every organiser page, the accounts and audit pages too
     better = set(db.session.scalars(select(Control.better)))
     # scrypt is slow on purpose (0.1 s a hash): one hash for all, and Flask-Login's
     # test client logs them in (this fixture runs for every test of the module).
