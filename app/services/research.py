@@ -39,7 +39,8 @@ _VOLUNTEERS = select(
 _BAD_PAIRS = (
     select(Item.participation_id, func.count(Item.id))
     .where(Item.participation_id.in_(bindparam("ids", expanding=True)),
-           Item.qc_kind == da_quality.BAD_REFERENCE, Item.answered_at.is_not(None))
+           Item.qc_kind == da_quality.BAD_REFERENCE, Item.answered_at.is_not(None),
+           Item.original_item_id.is_not(None))  # paired: its original scored (protocols/da.py)
     .group_by(Item.participation_id)
 )
 
@@ -88,22 +89,32 @@ _answers = {}  # campaign id -> {"until": datetime, "counts": Counter}
 _lock = threading.Lock()
 
 
+_KEY = (Item.participation_id, Item.control_id.is_not(None), Item.too_fast, Item.qc_kind == da_quality.BAD_REFERENCE)
+# A DA quality-control item served before its original is no answer of the
+# exports until its original is scored and pairs it (protocols/da.py): such
+# items are kept aside by id and counted once paired.
+_UNPAIRED = Item.qc_kind.is_not(None) & Item.original_item_id.is_(None)
+
+
 def _answer_counts(session, campaign_id, until):
     with _lock:
-        state = _answers.setdefault(campaign_id, {"until": None, "counts": Counter()})
-        query = (
-            select(Item.participation_id, Item.control_id.is_not(None), Item.too_fast,
-                   Item.qc_kind == da_quality.BAD_REFERENCE, func.count(Item.id))
-            .where(Item.campaign_id == campaign_id, Item.answered_at.is_not(None), Item.answered_at <= until)
-            .group_by(Item.participation_id, Item.control_id.is_not(None), Item.too_fast,
-                      Item.qc_kind == da_quality.BAD_REFERENCE)
-        )
+        state = _answers.setdefault(campaign_id, {"until": None, "counts": Counter(), "unpaired": set()})
+        window = [Item.campaign_id == campaign_id, Item.answered_at.is_not(None), Item.answered_at <= until]
         if state["until"] is not None:
             if until <= state["until"]:
                 return dict(state["counts"])
-            query = query.where(Item.answered_at > state["until"])
-        for pid, control, fast, bad, n in session.execute(query):
+            window.append(Item.answered_at > state["until"])
+        grouped = select(*_KEY, func.count(Item.id)).where(*window, ~_UNPAIRED).group_by(*_KEY)
+        for pid, control, fast, bad, n in session.execute(grouped):
             state["counts"][(pid, bool(control), bool(fast), bool(bad))] += n
+        state["unpaired"].update(session.scalars(select(Item.id).where(*window, _UNPAIRED)))
+        waiting = sorted(state["unpaired"])
+        for start in range(0, len(waiting), IN_CHUNK):
+            paired = select(Item.id, *_KEY).where(Item.id.in_(waiting[start:start + IN_CHUNK]),
+                                                  Item.original_item_id.is_not(None))
+            for item_id, pid, control, fast, bad in session.execute(paired):
+                state["counts"][(pid, bool(control), bool(fast), bool(bad))] += 1
+                state["unpaired"].discard(item_id)
         state["until"] = until
         return dict(state["counts"])
 
