@@ -210,9 +210,11 @@ def check_rows(kind, rows, before, after, started):
     row in the database says."""
     if kind == "volunteers":
         return
-    if kind in ("wmt", "wmt-da"):  # no judgment id: valid test judgments (WMT DA keeps its QC items)
-        expected = [i for i, r in before.items() if not r[3] and (kind == "wmt-da" or not r[4])]
-        assert len(before) >= len(rows) and len(rows) >= len(expected), (kind, len(rows), len(expected))
+    if kind in ("wmt", "wmt-da"):  # no judgment id: valid test judgments (WMT DA keeps its QC items) ...
+        valid = [i for i, r in before.items() if not r[3] and (kind == "wmt-da" or not r[4])]
+        # ... that count for research: the walk's volunteers answer too few items to be tested (issue 28;
+        # which count is checked against the judgments export in tests/test_research_data.py).
+        assert len(valid) >= len(rows), (kind, len(rows), len(valid))
         return
     ids = [int(row["judgment_id"]) for row in rows]
     assert len(ids) == len(set(ids)), f"{kind}: a judgment twice"
@@ -492,10 +494,15 @@ def walk(browser, site, folder, screenshots):
             for (kind, fmt), path in mine.items():
                 if kind not in RESEARCH:
                     continue
-                if slug != URDU:
-                    assert analyse(path, RESEARCH[kind]), (kind, fmt)
+                # The walk's DA volunteer scores 6 items, too few to be tested (docs/export-format.md):
+                # their scores count for nothing by default, and WMT's layout holds none.
+                flagged = ["--keep-flagged"] if slug == DA else []
+                if kind in ("wmt", "wmt-da") and not read_download(path, fmt):
+                    assert slug != PAIRWISE, (kind, fmt)  # its volunteer answered 12 items: tested
+                elif slug != URDU:
+                    assert analyse(path, RESEARCH[kind], *flagged), (kind, fmt)
                 elif kind == "judgments":  # its one volunteer was dismissed: every judgment is discarded
-                    assert analyse(path, RESEARCH[kind], "--include-discarded"), (kind, fmt)
+                    assert analyse(path, RESEARCH[kind], "--include-discarded", "--keep-flagged"), (kind, fmt)
         icon = researcher.request.get(f"{site.url}/favicon.ico")  # what a browser asks when a page names no icon
         assert icon.ok and icon.headers["content-type"].startswith("image/")
         visits.add("GET", icon.url, icon.status)
