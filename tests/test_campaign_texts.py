@@ -14,7 +14,7 @@ from app.services import accounts, export
 from app.services.campaign_texts import campaign_text
 from app.services.campaign_writer import create_campaign
 from app.services.importer import CampaignFormatError, read_campaign
-from helpers import QUIET_SIGNS, csrf_token, register, write_campaign
+from helpers import QUIET_SIGNS, csrf_token, give_every_campaign, register, write_campaign
 from test_languages import EN_EU, EN_UR, Page
 
 DEFAULTS = 'name = "Judge translations"\ndescription = "Twelve sentences."\ninstructions = "instructions.txt"\n'
@@ -277,8 +277,7 @@ def test_the_logout_page_names_the_campaign_in_the_volunteers_language(app, basq
 
 
 def test_organiser_pages_keep_the_default(app, basque):
-    accounts.create_user("boss@example.org", "boss", "staff-password 1", role="organiser")
-    db.session.commit()
+    give_every_campaign(accounts.create_user("boss@example.org", "boss", "staff-password 1", role="organiser"))
     client = _client(app, "eu")
     client.post("/login", data={"csrf_token": csrf_token(client, "/login"), "email": "boss@example.org",
                                 "password": "staff-password 1"})

@@ -73,8 +73,8 @@ def _cases(app, campaign):
          {"seed": "seed", "prizes": "0"}),
         ("notify bad", "organiser", f"/organiser/c/{slug}/raffle/winners", f"/organiser/c/{slug}/raffle/notify",
          {"prize": "first", "note": "\x07"}),
-        ("accounts empty", "organiser", "/organiser/accounts", "/organiser/accounts", {}),
-        ("accounts bad", "organiser", "/organiser/accounts", "/organiser/accounts",
+        ("accounts empty", "admin", "/organiser/accounts", "/organiser/accounts", {}),
+        ("accounts bad", "admin", "/organiser/accounts", "/organiser/accounts",
          {"role": "king", "username": "a b", "email": "nobody", "password": "short"}),
         ("dismiss empty", "organiser", f"/organiser/c/{slug}/volunteer/1", f"/organiser/c/{slug}/volunteer/1/dismiss",
          {}),
@@ -97,6 +97,7 @@ def _refusals(app, campaign, language):
     """{case name: [error texts]} for one interface language."""
     clients = {None: _client(app, language)}
     clients["organiser"] = _client(app, language, _user("boss", "organiser").email, "a long password 1")
+    clients["admin"] = _client(app, language, _user("chief", "admin").email, "a long password 1")
     clients["volunteer"] = _client(app, language, _user(f"newcomer{language}").email, "a long password 1")
     judge = clients["judge"] = _client(app, language, _user(f"judge{language}").email, "a long password 1")
     token = csrf_token(judge, f"/c/{campaign.slug}/join")

@@ -21,7 +21,7 @@ from app.models import Campaign, utcnow
 from app.services import accounts
 from app.services.campaign_writer import create_campaign
 from app.services.importer import read_campaign
-from helpers import QUIET_SIGNS, csrf_token, register
+from helpers import QUIET_SIGNS, confirm, csrf_token, give_every_campaign, register
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EN_UR = os.path.join(ROOT, "app", "demo", "en-ur")
@@ -214,6 +214,7 @@ def _isolated(page, name):
 
 def test_usernames_are_isolated_in_the_ranking_and_dashboard(app, client, urdu):
     register(client, slug="demo-en-ur", username=RTL_NAME)
+    confirm(RTL_NAME)  # ranked
     html = client.get("/c/demo-en-ur/evaluate").get_data(as_text=True)
     token = re.search(r'name="token" type="hidden" value="([^"]+)"', html).group(1)
     csrf = re.search(r'name="csrf_token" type="hidden" value="([^"]+)"', html).group(1)
@@ -234,7 +235,7 @@ def test_usernames_are_isolated_in_the_ranking_and_dashboard(app, client, urdu):
 
     organiser = accounts.create_user("org@example.org", "org", "staff-password", role="organiser")
     organiser.email_confirmed_at = utcnow()
-    db.session.commit()
+    give_every_campaign(organiser)
     staff = app.test_client()
     staff.post("/login", data={"csrf_token": csrf_token(staff, "/login"), "email": "org@example.org",
                                "password": "staff-password"})

@@ -10,7 +10,7 @@ import pytest
 
 from app import assets
 from app.errors import CSP
-from helpers import csrf_token, register
+from helpers import csrf_token, give_every_campaign, register
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 STATIC = os.path.join(ROOT, "static")
@@ -50,7 +50,7 @@ def test_every_static_url_of_the_pages_carries_its_files_content_hash(app, clien
     pages = {path: client.get(path) for path in ("/login", "/c/test/evaluate")}
     organiser = accounts.create_user("org@example.org", "org1", "staff-password", role="organiser")
     organiser.email_confirmed_at = utcnow()
-    db.session.commit()
+    give_every_campaign(organiser)
     staff = app.test_client()
     staff.post("/login", data={"csrf_token": csrf_token(staff, "/login"), "email": "org@example.org",
                                "password": "staff-password"})

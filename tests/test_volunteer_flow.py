@@ -250,6 +250,8 @@ def test_organiser_pages_are_closed_to_volunteers(client, app, make_campaign):
     other = app.test_client()
     csrf = csrf_token(other, "/login")
     other.post("/login", data={"csrf_token": csrf, "email": "o@example.org", "password": "organiser-pass"})
+    assert "Test campaign" not in other.get("/organiser/").get_data(as_text=True)  # not given it yet
+    assert runner.invoke(args=["campaign", "organisers", "add", "test", "org"]).exit_code == 0
     page = other.get("/organiser/").get_data(as_text=True)
     assert "Test campaign" in page and "0 / 180" in page  # 12 sentences x 3 pairs x 5
 
