@@ -299,6 +299,7 @@ def main(argv=None):
         campaign = build_export_campaign(workdir, env, database, args.judgments, args.per_volunteer)
         flask(["user", "create", "--role", "organiser", "--email", ORGANISER, "--username", "organiser",
                "--password", PASSWORD], env)
+        flask(["campaign", "organisers", "add", EXPORT_SLUG, "organiser"], env)  # an organiser's campaigns are given
         count = 2 * len(args.formats) + 1  # judging phases, fresh volunteers in each
         with Server(dict(env, RATELIMIT_ENABLED="false"), workdir, name="setup") as setup:
             log(f"registering {count * args.volunteers} volunteers through the pages ...")
