@@ -9,12 +9,13 @@ from app import realtime
 from app.extensions import db, socketio
 from app.models import Control, Participation, User
 from app.services import leaderboard
-from helpers import csrf_token, register
+from helpers import confirm, csrf_token, register
 
 
 def _login_client(app, make=True, n=1):
     client = app.test_client()
     register(client, username=f"vol{n}", email=f"vol{n}@example.org")
+    confirm(f"vol{n}")  # only confirmed volunteers are ranked
     return client
 
 
@@ -139,6 +140,7 @@ def _ranked(app, counts, hidden=()):
     people = []
     for n, count in enumerate(counts):
         user = accounts.create_user(f"p{n}@example.org", f"p{n}", "password-123", hide_from_ranking=n in hidden)
+        user.email_confirmed_at = start  # only confirmed volunteers are ranked
         p = accounts.join_campaign(user, campaign, "B1-B2", "C1-C2")
         p.items_answered = p.items_counted = count
         p.reached_count_at = start + timedelta(minutes=n)

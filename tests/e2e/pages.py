@@ -176,3 +176,24 @@ def phone_dashboard(dash):
     chart = rate_chart(dash)
     assert chart["x"] and chart["y"] and chart["legend"] and chart["width"] <= PHONE["width"], chart
     dash.evaluate("window.localStorage.clear()")
+
+
+def confirm_email(page, read_log, username, timeout=20):
+    """Open the confirmation link mailed to ``username``@example.org (with no
+    mail server the site logs its mail; ``read_log`` is the ``server_log``
+    fixture) in another tab of the same browser, as a volunteer does from
+    their mailbox: only confirmed volunteers are ranked."""
+    import time
+
+    pattern = re.compile(rf"to {re.escape(username)}@example\.org: .*?\n.*?https?://[^/\s]+(/confirm/\S+)", re.S)
+    deadline = time.monotonic() + timeout
+    while not (found := pattern.findall(read_log())):
+        assert time.monotonic() < deadline, f"no confirmation mail to {username} in the server log"
+        time.sleep(0.2)
+    tab = page.context.new_page()
+    try:
+        tab.goto(page.url.split("/c/")[0] + found[-1])
+        expect(tab.locator(".flash-info").first).to_be_visible()  # "your email is confirmed", in any language
+        expect(tab.locator(".flash-error")).to_have_count(0)
+    finally:
+        tab.close()

@@ -19,6 +19,7 @@ from e2e.i18n_pages import (
     DESKTOP, PHONE, answer_for, choose_language, controls, item, judge_by_clicking, new_context, register,
     scroll_width, start_judging,
 )
+from e2e.pages import confirm_email
 
 # (interface language, campaign, username, client address)
 CASES = [
@@ -143,7 +144,8 @@ def judge_with_keys(page, known, number):
 
 
 @pytest.mark.parametrize("language,slug,username,address", CASES, ids=[f"{c[0]}-{c[1]}" for c in CASES])
-def test_register_judge_and_see_the_ranking(browser, live_server, screenshots, language, slug, username, address):
+def test_register_judge_and_see_the_ranking(browser, live_server, server_log, screenshots, language, slug, username,
+                                           address):
     name = f"{language}-{slug}"
     target = TARGET[slug]
     # The browser asks for English; the volunteer picks their language with the switcher.
@@ -158,6 +160,7 @@ def test_register_judge_and_see_the_ranking(browser, live_server, screenshots, l
         assert scroll_width(page) <= PHONE["width"]
         page.screenshot(path=os.path.join(screenshots, f"{name}-campaign-phone.png"), full_page=True)
         register(page, live_server, slug, username)
+        confirm_email(page, server_log, username)  # only confirmed volunteers are ranked
         expect(page.locator("html")).to_have_attribute("lang", language)  # remembered from the cookie
         assert scroll_width(page) <= PHONE["width"]
         page.screenshot(path=os.path.join(screenshots, f"{name}-instructions-phone.png"), full_page=True)

@@ -11,7 +11,7 @@ import time
 from playwright.sync_api import expect
 
 from e2e.pages import (
-    DESKTOP, PHONE, SLUG, choose, judged_text, no_sideways_scrolling, number_in, open_evaluation,
+    DESKTOP, PHONE, SLUG, choose, confirm_email, judged_text, no_sideways_scrolling, number_in, open_evaluation,
     read_controls, register, token,
 )
 
@@ -65,6 +65,7 @@ def test_live_ranking_follows_another_volunteer(browser, live_server, screenshot
     try:
         # B registers first and keeps the evaluation page open from now on.
         register(page_b, live_server, B_NAME)
+        confirm_email(page_b, server_log, B_NAME)  # only confirmed volunteers are ranked
         frames_b = socket_frames(page_b)
         open_evaluation(page_b)
         wait_for_event(page_b, frames_b, "me")  # B's socket joined its rooms
@@ -81,6 +82,7 @@ def test_live_ranking_follows_another_volunteer(browser, live_server, screenshot
         )
         expect(page_b.locator("[data-field=last]")).to_have_text(A_NAME, timeout=LIVE)
 
+        confirm_email(page_a, server_log, A_NAME)
         open_evaluation(page_a)
         expect(page_a.locator("#around")).to_contain_text("Judge a sentence to enter the ranking.")
         navigations_a = main_frame_navigations(page_a)

@@ -5,8 +5,8 @@ import re
 from playwright.sync_api import expect
 
 from e2e.pages import (
-    PHONE, SLUG, choose, judged_text, no_sideways_scrolling, open_evaluation, read_controls, register,
-    token,
+    PHONE, SLUG, choose, confirm_email, judged_text, no_sideways_scrolling, open_evaluation, read_controls,
+    register, token,
 )
 
 
@@ -18,6 +18,7 @@ def test_judging_without_javascript(browser, live_server, server_log):
     page = context.new_page()
     try:
         register(page, live_server, "miren.nojs")
+        confirm_email(page, server_log, "miren.nojs")  # only confirmed volunteers are ranked
         open_evaluation(page)
         assert page.evaluate("1 + 1") == 2  # Playwright's own scripts still run
         assert page.evaluate("typeof window.io") == "undefined"  # the page's do not

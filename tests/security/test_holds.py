@@ -9,6 +9,7 @@ from app.extensions import db
 from app.models import Item, Ticket
 from app.services import evaluation, holds, leaderboard, rewards
 from app.volunteer.texts import tickets_summary
+from helpers import confirm
 from security_helpers import START, join_volunteer
 
 SIGNS = dict(min_tests=20, alpha=1e-4, fast_limit=5)
@@ -108,6 +109,7 @@ def test_an_honest_volunteer_is_not_held_and_is_ranked(app, make_campaign):
     db.session.refresh(honest)
     assert honest.held_at is None and not any(step.held for step in steps)
     assert honest.items_counted == honest.items_answered == 40
+    confirm("honest")  # only confirmed volunteers are ranked
     leaderboard.invalidate()
     assert leaderboard.get(campaign.id).rank_of(honest.id) == 1
     assert len(rewards.ticket_numbers(honest.id)) == 4
