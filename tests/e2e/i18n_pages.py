@@ -27,12 +27,38 @@ def new_context(browser, address, viewport=PHONE, locale="en-GB", **options):
     return context
 
 
+class KnownControls(frozenset):
+    """A demo's pool, {(source, better, worse)}; ``in`` holds too for a
+    generated control (issue 28), as a reader tells it: the better side is a
+    system's translation of the source, the worse is not."""
+
+    def __new__(cls, pool, outputs):
+        made = super().__new__(cls, pool)
+        made.outputs = outputs  # source -> the systems' translations
+        return made
+
+    def __contains__(self, triple):
+        if frozenset.__contains__(self, triple):
+            return True
+        source, better, worse = triple
+        shown = self.outputs.get(source, ())
+        return better in shown and worse not in shown
+
+
 def controls(slug):
-    """{(source, better, worse)} of a demo campaign."""
-    path = os.path.join(ROOT, "app", "demo", DEMOS[slug], "controls.tsv")
-    with open(path, newline="", encoding="utf-8") as handle:
+    """The known controls of a demo campaign (``KnownControls``)."""
+    folder = os.path.join(ROOT, "app", "demo", DEMOS[slug])
+    with open(os.path.join(folder, "controls.tsv"), newline="", encoding="utf-8") as handle:
         rows = csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE)
-        return {(row["source"].strip(), row["better"].strip(), row["worse"].strip()) for row in rows}
+        pool = {(row["source"].strip(), row["better"].strip(), row["worse"].strip()) for row in rows}
+    with open(os.path.join(folder, "source.txt"), encoding="utf-8") as handle:
+        sources = [line.strip() for line in handle]
+    outputs = {source: set() for source in sources}
+    for name in os.listdir(os.path.join(folder, "systems")):
+        with open(os.path.join(folder, "systems", name), encoding="utf-8") as handle:
+            for source, line in zip(sources, handle):
+                outputs[source].add(line.strip())
+    return KnownControls(pool, outputs)
 
 
 def choose_language(page, code):
@@ -91,10 +117,8 @@ def answer_for(page, known_controls, number, fail=False):
     """'left', 'right' or 'equal': a control's better translation (or its
     worse one when fail), else alternating. Second value: was it a control."""
     source, left, right = item(page)
-    for control_source, better, worse in known_controls:
-        if source == control_source and {left, right} == {better, worse}:
-            good = "left" if left == better else "right"
-            bad = "right" if good == "left" else "left"
+    for good, bad in (("left", "right"), ("right", "left")):
+        if (source, *((left, right) if good == "left" else (right, left))) in known_controls:
             return (bad if fail else good), True
     return ("left", "right", "equal")[number % 3], False
 

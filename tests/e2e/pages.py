@@ -1,12 +1,10 @@
 """What the end-to-end tests do on Bozka's pages, written once."""
-import csv
 import os
 import re
 
 from playwright.sync_api import expect
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-CONTROLS_TSV = os.path.join(ROOT, "app", "demo", "en-eu", "controls.tsv")
 SLUG = "demo-en-eu"
 PASSWORD = "correct horse battery 9"
 PHONE = {"width": 360, "height": 740}
@@ -15,10 +13,11 @@ FIRST, SECOND = "The first translation", "The second translation"
 
 
 def read_controls():
-    """{(source, better, worse)} from the demo campaign's controls."""
-    with open(CONTROLS_TSV, newline="", encoding="utf-8") as handle:
-        rows = csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE)
-        return {(row["source"].strip(), row["better"].strip(), row["worse"].strip()) for row in rows}
+    """The demo campaign's known controls: its pool and, as a reader tells
+    them, its generated controls (``i18n_pages.KnownControls``)."""
+    from e2e.i18n_pages import controls
+
+    return controls(SLUG)
 
 
 def register(page, base_url, username):

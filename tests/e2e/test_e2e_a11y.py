@@ -34,7 +34,8 @@ def _tiny_campaign(folder):
         "We eat bread.\tOgia jaten dugu.\tEz dugu ura edaten.\n",
         "campaign.toml": 'slug = "axe-tiny"\nname = "Tiny campaign"\nsource_language = "en"\n'
         'target_language = "eu"\nsource = "source.txt"\ncontrols = "controls.tsv"\n'
-        '[systems]\nA = "systems/a.txt"\nB = "systems/b.txt"\n',
+        '[systems]\nA = "systems/a.txt"\nB = "systems/b.txt"\n'
+        '[settings]\ncontrol_source = "imported"\n',  # two sentences: none to spare for controls
     }
     for name, text in files.items():
         with open(os.path.join(folder, name), "w", encoding="utf-8") as handle:

@@ -137,7 +137,7 @@ class KeepJudging(threading.Thread):
 
     def __init__(self, site, context, slug, known, visits):
         super().__init__(daemon=True)
-        self.site, self.slug, self.known = site, slug, {source: better for source, better, _w in known}
+        self.site, self.slug, self.known = site, slug, known
         self.visits = visits
         self.session = requests.Session()
         for cookie in context.cookies():
@@ -158,8 +158,12 @@ class KeepJudging(threading.Thread):
         self.visits.add("GET", response.url, response.status_code)
         item = response.json()["item"]
         while item and not self.stop.is_set():
-            better = self.known.get(item["source"])
-            choice = ("left" if item["left"] == better else "right") if better else ("left", "right")[self.answered % 2]
+            if (item["source"], item["left"], item["right"]) in self.known:
+                choice = "left"
+            elif (item["source"], item["right"], item["left"]) in self.known:
+                choice = "right"
+            else:
+                choice = ("left", "right")[self.answered % 2]
             response = self.session.post(f"{api}/judgment", json={"token": item["token"], "choice": choice},
                                          headers=headers, timeout=30)
             self.visits.add("POST", response.url, response.status_code)
