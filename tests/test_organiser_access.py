@@ -250,3 +250,5 @@ def test_the_staff_link_and_landing_include_admins(app, two):
     assert 'href="/organiser/c/one/organisers"' not in logged_in(app, two["ori"]).get(
         "/organiser/c/one/").get_data(as_text=True)
     assert accounts.landing(two["admin"].id, "admin") == ("organiser", None)
+    newcomer = person("organiser", "newcomer")
+    assert "an administrator gives them" in logged_in(app, newcomer).get("/organiser/").get_data(as_text=True)
