@@ -171,7 +171,8 @@ def play_all(base, slug, players, controls, read_log, first_address=10):
 
     def run(number, player):
         try:
-            play(base, slug, player, controls, f"10.{first_address}.{number // 250}.{number % 250 + 1}", number,
+            # One /24 network each: the registration limits hold per address and per network.
+            play(base, slug, player, controls, f"10.{first_address + number // 250}.{number % 250}.1", number,
                  read_log)
         except Exception as exc:  # reported below, with the player
             errors.append(f"{player.name}: {exc!r}")
