@@ -85,7 +85,7 @@ def flag_values(volunteer, is_control, discarded, too_fast):
 # (a busy database retries it for up to BOZKA_BUSY_WAIT seconds), and one
 # committed after a read that had gone past its stamp would never be counted.
 LAG = timedelta(seconds=30)
-_answers = {}  # campaign id -> {"until": datetime, "counts": Counter}
+_answers = {}  # campaign id -> {"until": datetime, "counts": Counter, "unpaired": item ids}
 _lock = threading.Lock()
 
 
@@ -125,13 +125,11 @@ def counts(session, campaign, now, *, check_every=None, min_pairs=None):
     reason: n} (``research.REASONS``; absent reasons are 0), under the same
     rule and flags as the exports."""
     answers = _answer_counts(session, campaign.id, now - LAG)
-    participations = {pid for pid, *_rest in answers}
-    if min_pairs is not None:  # DA's untested rule, from the counts already read
+    volunteers = volunteer_flags(session, {pid for pid, *_rest in answers}, check_every=check_every or 0)
+    if min_pairs is not None:  # DA's untested rule, from the bad references counted above
         pairs = Counter()
         for (pid, _control, _fast, bad), n in answers.items():
             pairs[pid] += n if bad else 0
-    volunteers = volunteer_flags(session, participations, check_every=check_every or 0, min_pairs=None)
-    if min_pairs is not None:
         for pid, flags in volunteers.items():
             flags["untested"] = da_untested(pairs[pid], min_pairs)
     result = dict.fromkeys(("counted",) + research.REASONS, 0)
