@@ -112,7 +112,8 @@ def _judgment_batch(campaign, batch, flags, pseudonyms, kind):
         (item_id, left_id, right_id, better_left, choice, passed, control_id, served_at, answered_at,
          seconds, discarded_at, discarded_reason, too_fast, participation_id, sentence_number, control_number,
          a_id, b_id, user_id, source_level, target_level, age_group, studies_level, studies_field) = row
-        values = research.flag_values(flags[participation_id], control_id is not None, discarded_at is not None, too_fast)
+        values = research.flag_values(flags[participation_id], control_id is not None, discarded_at is not None,
+                                      too_fast)
         if kind == "wmt" and values["left_out"] is not None:
             continue
         if control_id is not None:
