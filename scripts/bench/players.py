@@ -117,18 +117,19 @@ def register(base, slug, player, address):
     """A logged-in session of a new volunteer; ``address`` goes in X-Forwarded-For (per-address limits)."""
     session = requests.Session()
     session.headers["X-Forwarded-For"] = address
-    page = session.get(f"{base}/c/{slug}/register", timeout=30)
-    response = session.post(f"{base}/c/{slug}/register", allow_redirects=False, timeout=30, data={
+    # Hashing a password takes a core a while: many registrations at once queue on one worker.
+    page = session.get(f"{base}/c/{slug}/register", timeout=120)
+    response = session.post(f"{base}/c/{slug}/register", allow_redirects=False, timeout=120, data={
         "csrf_token": _csrf(page.text), "username": player.name, "email": f"{player.name}@players.example.org",
         "password": PASSWORD, "password2": PASSWORD, "age_group": "26-35", "studies_level": "university",
         "studies_field": "language", "source_level": "C1-C2", "target_level": "C1-C2", "consent": "y"})
     if response.status_code != 302:
         raise RuntimeError(f"registering {player.name}: HTTP {response.status_code}")
-    session.headers["X-CSRFToken"] = _csrf(session.get(f"{base}/c/{slug}/welcome", timeout=30).text)
+    session.headers["X-CSRFToken"] = _csrf(session.get(f"{base}/c/{slug}/welcome", timeout=120).text)
     return session
 
 
-def confirm(session, player, read_log, timeout=10):
+def confirm(session, player, read_log, timeout=60):
     """Open the confirmation link the site logged for the player (no mail
     server: it logs each message); only confirmed volunteers' tickets are published."""
     pattern = re.compile(rf"to {re.escape(player.name)}@players\.example\.org: .*?\n.*?(http://\S+/confirm/\S+)", re.S)
@@ -180,6 +181,7 @@ def play_all(base, slug, players, controls, read_log, first_address=10):
     threads = [threading.Thread(target=run, args=(n, p), daemon=True) for n, p in enumerate(players)]
     for thread in threads:
         thread.start()
+        time.sleep(0.05)  # registrations spread over a few seconds
     for thread in threads:
         thread.join()
     if errors:
