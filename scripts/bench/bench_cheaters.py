@@ -134,10 +134,12 @@ def main(argv=None):
     rows = []
     for bot in learners:
         in_list = sorted(set(bot.tickets) & published)
-        rows.append([bot.name, len(bot.seen), bot.stopped_by() or "-", bot.status, held[bot.name][0] or "-",
-                     held[bot.name][1] or "-", len(bot.tickets), len(in_list)])
-    table(["learner", "answers", "held or dismissed after answer", "status", "sign", "dismissed", "tickets won",
-           "in the published list"], rows)
+        controls = sum(control for _known, control in bot.used)
+        known = sum(known and control for known, control in bot.used)
+        rows.append([bot.name, len(bot.seen), bot.stopped_by() or "-", f"{known} of {controls}",
+                     held[bot.name][0] or "-", held[bot.name][1] or "-", len(bot.tickets), len(in_list)])
+    table(["learner", "answers", "held or dismissed after answer", "controls answered from what it learnt", "sign",
+           "dismissed", "tickets won", "in the published list"], rows)
     print(f"\nTargets (issues 18 and 28), {busy:.0f} % busy before the run:")
     for player in cheaters[:2]:
         clean = not (set(player.tickets) & published) and not in_ranking_at(player, 30)
