@@ -56,6 +56,9 @@ HOLD_REASONS = [
     ("same_side", _l("one side far more often than chance")),  # the codes of services/holds.SIGNS
     ("equal", _l("“equal” far more often than the crowd")),
     ("fast", _l("answers faster than reading, in a row")),
+    # DA's early checks (services/da_quality.early_reason), the codes of its live rule.
+    ("bad_references_not_lower", _l("bad references scored no lower than their originals")),
+    ("scores_barely_vary", _l("scores barely vary")),
 ]
 
 EXPORTS = [

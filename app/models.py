@@ -343,16 +343,18 @@ class Item(db.Model):
     __tablename__ = "items"
     __table_args__ = (
         UniqueConstraint("participation_id", "position"),
-        # A volunteer never judges the same source sentence twice (a DA
-        # quality-control item repeats its original's on purpose).
+        # A volunteer never takes the same slot twice. Pairwise serves a
+        # source sentence once (services/slots); DA serves several systems'
+        # outputs of one source on purpose (protocols/da.py, issue 28).
         Index(
-            "uq_items_participation_sentence",
+            "uq_items_participation_slot",
             "participation_id",
-            "sentence_id",
+            "slot_id",
             unique=True,
-            sqlite_where=text("sentence_id IS NOT NULL AND original_item_id IS NULL"),
-            postgresql_where=text("sentence_id IS NOT NULL AND original_item_id IS NULL"),
+            sqlite_where=text("slot_id IS NOT NULL"),
+            postgresql_where=text("slot_id IS NOT NULL"),
         ),
+        Index("ix_items_participation_sentence", "participation_id", "sentence_id"),
         Index("ix_items_original", "original_item_id"),
         Index("ix_items_participation_control", "participation_id", "control_id"),
         Index("ix_items_hold", "campaign_id", "holding", "expires_at"),

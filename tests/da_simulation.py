@@ -21,7 +21,7 @@ _OUTPUT = re.compile(r"Output (\d+) of (\w+)\.")
 
 def make_da_campaign(folder, **settings):
     settings = QUIET_SIGNS | dict(sentences=30, systems=tuple(QUALITY), qc_share=40, qc_distance=2,
-                                  qc_min_pairs=3, judgments_per_pair=3, reference=True) | settings
+                                  qc_min_pairs=3, judgments_per_pair=6, reference=True) | settings
     write_campaign(folder, protocol="da", **settings)
     manifest = os.path.join(folder, "campaign.toml")
     with open(manifest, encoding="utf-8") as handle:

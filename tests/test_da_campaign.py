@@ -38,8 +38,11 @@ def test_a_da_campaign_has_one_slot_per_output_and_a_bad_reference_of_each(da_ca
     assert len(slots) == 18 and all(slot.system_b_id is None and slot.target == 4 for slot in slots)
     assert campaign.target_judgments == 72
     for output in db.session.scalars(select(Output)):
-        n = len(output.text.split())
-        assert len(output.degraded.split()) == n - da_quality.words_to_delete(n)
+        # The bad reference keeps the length (issue 28): a run of words replaced.
+        words, bad = output.text.split(), output.degraded.split()
+        assert len(bad) == len(words) and bad != words
+        changed = [n for n, (a, b) in enumerate(zip(words, bad)) if a != b]
+        assert changed[-1] - changed[0] < da_quality.words_to_delete(len(words))
 
 
 @pytest.mark.parametrize("change, message", [
@@ -111,22 +114,39 @@ def test_quality_items_follow_their_original_once_at_the_chosen_distance(da_camp
     items = _items(participation_id)
     by_id = {item.id: item for item in items}
     quality_items = [item for item in items if item.qc_kind is not None]
-    originals = [item.original_item_id for item in quality_items]
+    originals = [item.original_item_id for item in quality_items if item.original_item_id is not None]
     assert len(originals) == len(set(originals))  # never twice
+
+    def gap(position):  # denser and closer before the first ticket
+        return da_quality.EARLY_DISTANCE if position <= campaign.raffle_every else distance
+
+    def more_after(test):  # a fresh sentence served after this test item: not the campaign's end
+        earlier = {i.sentence_id for i in items if i.position < test.position}
+        return any(i.sentence_id not in earlier for i in items if i.position > test.position)
+
     for item in quality_items:
-        original = by_id[item.original_item_id]  # the same volunteer's
-        assert original.qc_kind is None and original.slot_id is not None
-        assert original.position <= item.position - distance  # never before, at the chosen distance
-        assert (item.sentence_id, item.left_system_id) == (original.sentence_id, original.left_system_id)
         assert item.slot_id is None and item.score is not None
         assert reference or item.qc_kind != da_quality.REFERENCE
+        if item.original_item_id is None:  # a bad reference served first, its original never served
+            assert item.qc_kind == da_quality.BAD_REFERENCE
+            continue
+        original = by_id[item.original_item_id]  # the same volunteer's
+        assert original.qc_kind is None and original.slot_id is not None
+        assert (item.sentence_id, item.left_system_id) == (original.sentence_id, original.left_system_id)
+        if original.position < item.position:
+            assert original.position <= item.position - gap(item.position)  # at the chosen distance
+        else:  # the bad reference first, its original a test item later (issue 28), closer at the very end
+            assert item.qc_kind == da_quality.BAD_REFERENCE
+            assert item.position <= original.position - gap(original.position) or not more_after(original)
     tests = [item for item in items if item.qc_kind is None]
-    assert len({item.sentence_id for item in tests}) == len(tests) == 25  # every sentence once
-    if share == 100:
-        # A test item is served only when no original is due.
-        for test in tests:
-            due = [t.id for t in tests if t.position <= test.position - distance]
-            assert all(any(q.original_item_id == i and q.position < test.position for q in quality_items) for i in due)
+    outputs = {(item.sentence_id, item.left_system_id) for item in tests}
+    assert len(outputs) == len(tests) == 50  # every output once
+    # Sources come back as test items too, not only as quality control.
+    seen, again = set(), 0
+    for item in items:
+        again += item.qc_kind is None and item.sentence_id in seen
+        seen.add(item.sentence_id)
+    assert again >= 20
 
 
 def test_the_quality_item_shows_the_degraded_repeated_or_reference_text(da_campaign):

@@ -30,12 +30,14 @@ def test_the_system_table_is_the_analysis_of_the_export(app, tmp_path):
     for mine, theirs in zip(data["systems"], analysed["systems"]):
         assert mine["segments"] == theirs["segments"] and mine["scores"] == theirs["judgments"]
         assert math.isclose(mine["raw"], theirs["raw"]) and math.isclose(mine["z"], theirs["z"])
-        assert mine["target"] == 30 * 3  # sentences x judgments wanted
+        assert mine["target"] == 30 * 6  # sentences x judgments wanted
     assert sum(row["collected"] for row in data["systems"]) == campaign.collected_judgments
     assert data["judges"]["reliable"] == 4 and data["judges"]["judges"] == 4  # the optimiser's scores are discarded
     # Quality items per kind, as stored; the optimiser's are discarded.
     for entry in data["quality"]:
-        stored = select(func.count()).where(Item.qc_kind == entry["kind"], Item.answered_at.is_not(None))
+        # Paired ones: a bad reference served first counts once its original is scored.
+        stored = select(func.count()).where(Item.qc_kind == entry["kind"], Item.answered_at.is_not(None),
+                                            Item.original_item_id.is_not(None))
         assert entry["valid"] == db.session.scalar(stored.where(Item.discarded_at.is_(None)))
         assert entry["discarded"] == db.session.scalar(stored.where(Item.discarded_at.is_not(None)))
     bad = next(entry for entry in data["quality"] if entry["kind"] == da_quality.BAD_REFERENCE)

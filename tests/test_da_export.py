@@ -109,7 +109,8 @@ def test_system_scores_n_and_wilcoxon_by_hand_from_the_database(app, tmp_path, j
 
 
 def test_the_export_rows_match_the_database_and_discarded_scores_are_marked(app, tmp_path, judged):
-    answered = Item.answered_at.is_not(None)
+    # A bad reference served before its original is exported once that is scored (issue 28).
+    answered = Item.answered_at.is_not(None) & (Item.qc_kind.is_(None) | Item.original_item_id.is_not(None))
     count = db.session.scalar(select(func.count()).where(answered))
     discarded = db.session.scalar(select(func.count()).where(answered, Item.discarded_at.is_not(None)))
     assert discarded > 0
@@ -156,7 +157,9 @@ def test_awkward_text_round_trips_and_system_names_with_spaces_survive_wmts_layo
     volunteers = [join(campaign, name) for name in ("ane", "bea")]
     rng = random.Random(2)
     for participation_id in volunteers:
-        run(campaign, participation_id, lambda texts: rng.randint(0, 100), rng=rng)
+        # Bad references scored lower: held volunteers' scores would leave WMT's layout (issue 28).
+        run(campaign, participation_id, lambda texts, kind=None: rng.randint(0, 30) if kind == "bad_reference"
+            else rng.randint(50, 100), rng=rng)
     # ... and an organiser's reason with all of them comes back exactly.
     reason = 'Said "no", twice,\nthen left; 100% sure'
     answers.dismiss(campaign, db.session.get(Participation, volunteers[1]), reason, utcnow())

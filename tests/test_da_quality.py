@@ -14,44 +14,52 @@ def test_words_deleted_follow_the_seed_table():
     assert {n: qc.words_to_delete(n) for n in expected} == expected
 
 
-@given(words, seeds)
-def test_an_adequacy_bad_reference_omits_one_run_of_words(tokens, seed):
-    assume(len(tokens) != 1)  # one word is read as characters: the next test
-    text = " ".join(tokens)
-    bad = qc.degrade_adequacy(text, random.Random(seed))
+@given(words, words, seeds)
+def test_an_adequacy_bad_reference_replaces_one_run_of_words_keeping_the_length(tokens, donor_tokens, seed):
+    assume(len(tokens) != 1 and len(donor_tokens) != 1)  # one word is read as characters: the next test
+    text, donor = " ".join(tokens), " ".join(donor_tokens)
+    bad = qc.degrade_adequacy(text, random.Random(seed), donor)
     k = qc.words_to_delete(len(tokens))
-    if k == 0:
-        assert bad is None
+    if bad is None:  # too short, a donor too short, or every try gave the same words back
+        assert k == 0 or len(donor_tokens) < k or set(tokens) <= set(donor_tokens)
         return
-    kept = bad.split()
-    assert len(kept) == len(tokens) - k
-    assert any(tokens[:start] + tokens[start + k:] == kept for start in range(len(tokens) - k + 1))
+    out = bad.split()
+    assert len(out) == len(tokens) and out != tokens  # the length says nothing (issue 28)
+    assert any(out[:start] == tokens[:start] and out[start + k:] == tokens[start + k:]
+               and " ".join(out[start:start + k]) in donor for start in range(len(tokens) - k + 1))
+
+
+def test_an_adequacy_bad_reference_needs_a_donor():
+    assert qc.degrade_adequacy("one two three four five", random.Random(1), None) is None
 
 
 @given(words, seeds)
-def test_a_fluency_bad_reference_repeats_a_pair_away_from_itself_and_the_ends(tokens, seed):
+def test_a_fluency_bad_reference_copies_a_pair_over_two_words_away_from_itself_and_the_ends(tokens, seed):
     assume(len(tokens) != 1)
     text = " ".join(tokens)
     bad = qc.degrade_fluency(text, random.Random(seed))
-    if len(tokens) < 4:
+    if len(tokens) < 6:
         assert bad is None
         return
+    if bad is None:  # the pair copied over the same two words, every time
+        return
     out = bad.split()
-    assert len(out) == len(tokens) + 2
+    assert len(out) == len(tokens) and out != tokens
     made = [
         (first, gap)
         for first in range(len(tokens) - 1)
         for gap in qc.fluency_gaps(len(tokens), first)
-        if tokens[:gap] + tokens[first:first + 2] + tokens[gap:] == out
+        if tokens[:gap] + tokens[first:first + 2] + tokens[gap + 2:] == out
     ]
-    assert made, "not one allowed duplication gives this text"
-    assert all(1 <= gap <= len(tokens) - 1 and gap not in (f, f + 1, f + 2) for f, gap in made)
+    assert made, "not one allowed copy gives this text"
+    assert all(1 <= gap and gap + 2 <= len(tokens) - 1 and (gap + 2 < f or gap > f + 2) for f, gap in made)
 
 
 def test_a_text_without_spaces_is_degraded_by_characters():
-    bad = qc.degrade_adequacy("ภาษาไทยไม่มีช่องว่าง", random.Random(1))
-    assert bad is not None and " " not in bad
-    assert len(bad) == len("ภาษาไทยไม่มีช่องว่าง") - qc.words_to_delete(len("ภาษาไทยไม่มีช่องว่าง"))
+    text = "ภาษาไทยไม่มีช่องว่าง"
+    bad = qc.degrade_adequacy(text, random.Random(1), "คำอื่นจากประโยคอื่น")
+    assert bad is not None and " " not in bad and bad != text
+    assert len(bad) == len(text)
 
 
 @given(st.integers(min_value=0, max_value=100), st.text(min_size=1, max_size=8))
@@ -93,3 +101,57 @@ def test_the_live_rule_waits_for_enough_pairs_then_catches_only_clear_optimisers
     # Bad references scored higher on average.
     worse = [(40, 80), (60, 50), (30, 70), (90, 85), (20, 60)]
     assert qc.optimiser_reason(worse, [s for p in worse for s in p], min_pairs=5, min_spread=5) == qc.NOT_LOWER
+
+
+def test_the_order_of_a_pair_is_drawn_from_the_seed_half_and_half():
+    drawn = [qc.bad_reference_first("s", p) for p in range(4000)]
+    assert abs(sum(drawn) / 4000 - 0.5) < 0.03
+    assert drawn != [qc.bad_reference_first("t", p) for p in range(4000)]
+
+
+def test_the_early_window_ends_with_the_first_ticket():
+    assert [qc.is_early(p, 10) for p in (1, 10, 11)] == [True, True, False]
+
+
+def test_the_early_rule_holds_scores_that_do_not_move():
+    assert qc.early_reason([], [50] * 4, min_spread=3) is None  # not before five scores
+    assert qc.early_reason([], [50] * 5, min_spread=3) == qc.LOW_VARIATION
+    assert qc.early_reason([], [70, 71, 69, 70, 72], min_spread=3) == qc.LOW_VARIATION
+    assert qc.early_reason([], [70, 40, 90, 55, 20], min_spread=3) is None
+    # Only the first five scores: varied ones later do not clear a flat start.
+    assert qc.early_reason([], [50] * 5 + [0, 100], min_spread=3) == qc.LOW_VARIATION
+
+
+def test_the_early_rule_holds_a_score_copied_from_the_same_source():
+    varied = [10, 90, 40, 60, 80]
+    assert qc.early_reason([(60, 60)], varied, min_spread=3) is None  # one pair decides nothing
+    assert qc.early_reason([(60, 60), (35, 35)], varied, min_spread=3) == qc.NOT_LOWER
+    assert qc.early_reason([(60, 62), (35, 34)], varied, min_spread=3) == qc.NOT_LOWER  # give or take 2
+    assert qc.early_reason([(60, 61), (35, 20)], varied, min_spread=3) is None  # one of two missed
+    assert qc.early_reason([(60, 70), (35, 45)], varied, min_spread=3) is None  # higher: a slip, not a copy
+    # An original scored near 0 leaves no room below it: such pairs are not read.
+    assert qc.early_reason([(2, 2), (60, 60), (0, 0), (35, 20)], varied, min_spread=3) is None
+    # Only the first two pairs: a copier cannot pass by scoring lower later.
+    assert qc.early_reason([(60, 60), (35, 35), (80, 10)], varied, min_spread=3) == qc.NOT_LOWER
+
+
+def test_the_early_rule_holds_copies_and_clear_reversals_when_three_make_a_quarter_of_the_pairs():
+    varied = [10, 90, 40, 60, 80]
+    # The later of two translations scored 30 lower, whichever it was; the same score when both came after.
+    guessed = [(80, 50), (40, 70), (90, 60), (30, 60), (50, 50), (60, 30)]
+    assert qc.early_reason(guessed[:4], varied, min_spread=3) is None  # two are slips
+    assert qc.early_reason(guessed[:5], varied, min_spread=3) == qc.NOT_LOWER
+    assert qc.early_reason([(80, 50), (40, 59), (90, 60), (30, 49), (50, 20)], varied, min_spread=3) is None  # 19: not clear
+    honest = [(80, 30)] * 9 + [(40, 65), (80, 79), (40, 65)]  # three suspect pairs in twelve
+    assert qc.early_reason(honest, varied, min_spread=3) == qc.NOT_LOWER
+    assert qc.early_reason([(80, 30)] + honest, varied, min_spread=3) is None  # in thirteen
+    # Pairs at the floor are neither copies nor reversals.
+    assert qc.early_reason([(80, 30), (2, 2), (0, 0), (1, 1), (80, 30)], varied, min_spread=3) is None
+
+
+@given(st.lists(st.tuples(st.integers(30, 100), st.integers(0, 100)), max_size=40),
+       st.lists(st.integers(0, 100), min_size=5, max_size=5))
+def test_a_judge_whose_bad_references_are_all_clearly_lower_is_held_only_for_flat_scores(pairs, scores):
+    lower = [(original, min(bad, original - qc.COPY_MARGIN - 1)) for original, bad in pairs]
+    reason = qc.early_reason(lower, scores, min_spread=3)
+    assert reason is None or (reason == qc.LOW_VARIATION and max(scores) - min(scores) < 10)

@@ -44,7 +44,7 @@ def test_upgrade_from_empty_matches_the_models_and_downgrades(tmp_path):
             inspector = inspect(engine)
             # The hand-written next-item index exists too.
             assert "ix_sentences_next" in {index["name"] for index in inspector.get_indexes("sentences")}
-            assert "uq_items_participation_sentence" in {
+            assert "uq_items_participation_slot" in {
                 index["name"] for index in inspector.get_indexes("items")
             }
         finally:

@@ -12,7 +12,9 @@ the importer ``USES_CONTROLS``, ``SETTINGS``, ``check_settings`` and ``units``,
 ``dismissal_reason``, ``payload``, and for the organisers' pages ``EXPORTS``
 (the export kinds it offers), ``dashboard(campaign, participations)`` with
 its ``PANEL`` template, ``review_judgments(participation)`` with its
-``REVIEW`` template, and ``SIGNS`` (the hold signs that apply).
+``REVIEW`` template, and ``SIGNS`` (the hold signs that apply). It may have
+``hold_reason(campaign, participation, item)``: a sign of its own that holds
+the volunteer for review (``hold_reason`` below).
 """
 from . import da, pairwise
 
@@ -27,3 +29,10 @@ def of(campaign):
 def word_settings():
     """Every protocol's settings whose value is one of a list of words."""
     return {name: words for module in PROTOCOLS.values() for name, words in module.WORDS.items()}
+
+
+def hold_reason(campaign, participation, item):
+    """The campaign's protocol's own hold sign after this answer, or None
+    (a protocol without one: pairwise's signs are all in services/holds)."""
+    check = getattr(of(campaign), "hold_reason", None)
+    return check(campaign, participation, item) if check is not None else None

@@ -8,13 +8,13 @@ a bad reference of it, an exact repeat, or the reference as a translation.
 The live rule dismisses only clear aggressive optimisers.
 """
 from flask_babel import lazy_gettext as _l
-from sqlalchemy import bindparam, case, exists, select
+from sqlalchemy import bindparam, case, exists, select, update
 from sqlalchemy.orm import aliased
 
 from ..database import execute
 from ..models import Item, Output, Sentence, Slot
 from ..services import da_dashboard, da_quality, da_review, quality
-from ..services.slots import take_slot
+from ..services.slots import take_slot, take_slot_in
 
 NAME = "da"
 TEMPLATE = "volunteer/item_da.html"
@@ -49,11 +49,32 @@ def check_settings(settings, has_references):
 
 def units(sentence_id, outputs, target, settings, rng):
     """The slots of one sentence: one per system output; each output gets
-    its bad reference now (``da_quality``), for the quality-control items."""
-    degrade = da_quality.degrade_fluency if settings["da_dimension"] == "fluency" else da_quality.degrade_adequacy
-    for output in outputs:
-        output.degraded = degrade(output.text, rng)
+    its bad reference now (``da_quality``), for the quality-control items:
+    adequacy's with a run of words of an earlier sentence's translation."""
+    if settings["da_dimension"] == "fluency":
+        for output in outputs:
+            output.degraded = da_quality.degrade_fluency(output.text, rng)
+    else:
+        donors = execute(_DONORS, {"sentence_id": sentence_id}).scalars().all()
+        for output in outputs:
+            # The campaign's first sentence takes its words from itself.
+            output.degraded = da_quality.degrade_adequacy(output.text, rng, rng.choice(donors) if donors else output.text)
     return [Slot(sentence_id=sentence_id, system_a_id=output.system_id, target=target) for output in outputs]
+
+
+# Translations of the campaign's latest other sentences (bad references' donors).
+_donor_sentence = aliased(Sentence)
+_DONORS = (
+    select(Output.text)
+    .join(Sentence, Sentence.id == Output.sentence_id)
+    .where(
+        Sentence.campaign_id == select(_donor_sentence.campaign_id)
+        .where(_donor_sentence.id == bindparam("sentence_id")).scalar_subquery(),
+        Output.sentence_id != bindparam("sentence_id"),
+    )
+    .order_by(Output.id.desc())
+    .limit(50)
+)
 
 
 def question(campaign):
@@ -67,13 +88,38 @@ def question(campaign):
 def serve(campaign, participation, position, rng):
     """The fields of the volunteer's item at ``position`` (with ``texts``),
     or None when nothing is left. A quality-control item is served where the
-    secret schedule puts one and an original is due; a test item otherwise."""
+    secret schedule puts one (denser before the first ticket) and one can be
+    made; a test item otherwise. Test items are, whenever one is open,
+    another system's output of a source the volunteer saw, as WMT's HITs
+    serve them: a source seen before says nothing about an item's kind."""
     seed = quality.volunteer_seed(campaign.pseudonym_salt, participation.id)
-    if da_quality.is_quality_position(position, campaign.qc_share, seed):
-        fields = _serve_quality(campaign, participation, position, seed)
+    early = da_quality.is_early(position, campaign.raffle_every)
+    distance = da_quality.EARLY_DISTANCE if early else campaign.qc_distance
+    params = {"participation_id": participation.id, "latest": position - distance}
+    if (da_quality.is_early_quality_position(position, campaign.raffle_every, seed) if early
+            else da_quality.is_quality_position(position, campaign.qc_share, seed)):
+        fields = _serve_quality(campaign, params, position, seed, early)
         if fields is not None:
             return fields
-    taken = take_slot(campaign, participation, rng)
+    return _serve_test(campaign, participation, params, position, rng)
+
+
+def _take_seen(params):
+    """The original of a bad reference served first, else another system's
+    output of a source the volunteer saw: a slot taken, or None."""
+    for statement in (_DUE_REVERSED, _REVISIT):
+        row = execute(statement, params).first()
+        taken = take_slot_in(*row) if row is not None else None
+        if taken is not None:
+            return taken
+    return None
+
+
+def _serve_test(campaign, participation, params, position, rng):
+    # A seen source first, then the fullest unseen sentence; at the
+    # campaign's end, a source seen lately will do.
+    taken = (_take_seen(params) or take_slot(campaign, participation, rng)
+             or _take_seen(params | {"latest": position - 1}))
     if taken is None:
         return None
     slot, sentence_id, (source, translation, _none) = taken
@@ -84,6 +130,7 @@ def serve(campaign, participation, position, rng):
 
 
 _quality_item = aliased(Item)
+_mine = aliased(Item)
 # The volunteer's earliest scored test item, at least ``distance`` items
 # back, that has no quality-control item yet (one statement).
 _DUE_ORIGINAL = (
@@ -102,17 +149,80 @@ _DUE_ORIGINAL = (
     .order_by(Item.position)
     .limit(1)
 )
+# Whether the volunteer has an item of the slot's sentence and system.
+_had_output = exists().where(
+    _mine.participation_id == bindparam("participation_id"),
+    _mine.sentence_id == Slot.sentence_id,
+    _mine.left_system_id == Slot.system_a_id,
+)
+_open_slot = (Slot.identical.is_(False)) & (Slot.pending < Slot.target)
+# An open slot of another system's output of a source the volunteer saw at
+# least ``distance`` items back: (sentence, system).
+_REVISIT = (
+    select(Slot.sentence_id, Slot.system_a_id)
+    .select_from(Item)
+    .join(Slot, Slot.sentence_id == Item.sentence_id)
+    .where(Item.participation_id == bindparam("participation_id"), Item.position <= bindparam("latest"),
+           _open_slot, ~_had_output)
+    .order_by(Item.position, Slot.pending)
+    .limit(1)
+)
+# The same, for a bad reference served first: its output must have one.
+_REVISIT_DEGRADABLE = _REVISIT.join(
+    Output, (Output.sentence_id == Slot.sentence_id) & (Output.system_id == Slot.system_a_id)
+).where(Output.degraded.is_not(None))
+_seen_sentence = exists().where(_mine.participation_id == bindparam("participation_id"),
+                                _mine.sentence_id == Sentence.id)
+# An open slot of the fullest sentence the volunteer has not seen, whose
+# output has a bad reference (not reserved: the bad reference is no judgment).
+_FRESH_DEGRADABLE = (
+    select(Slot.sentence_id, Slot.system_a_id)
+    .join(Sentence, Sentence.id == Slot.sentence_id)
+    .join(Output, (Output.sentence_id == Slot.sentence_id) & (Output.system_id == Slot.system_a_id))
+    .where(Sentence.campaign_id == bindparam("campaign_id"), Sentence.is_open.is_(True), ~_seen_sentence,
+           _open_slot, Output.degraded.is_not(None))
+    .order_by(Sentence.collected.desc(), Sentence.id, Slot.pending)
+    .limit(1)
+)
+# A bad reference the volunteer was served before its original, at least
+# ``distance`` items back, whose original they have not been served yet.
+_DUE_REVERSED = (
+    select(Item.sentence_id, Item.left_system_id)
+    .where(
+        Item.participation_id == bindparam("participation_id"),
+        Item.qc_kind == da_quality.BAD_REFERENCE,
+        Item.original_item_id.is_(None),
+        Item.position <= bindparam("latest"),
+        ~exists().where(_mine.participation_id == Item.participation_id, _mine.sentence_id == Item.sentence_id,
+                        _mine.left_system_id == Item.left_system_id, _mine.slot_id.is_not(None)),
+    )
+    .order_by(Item.position)
+    .limit(1)
+)
 
 
-def _serve_quality(campaign, participation, position, seed):
-    row = execute(
-        _DUE_ORIGINAL, {"participation_id": participation.id, "latest": position - campaign.qc_distance}
-    ).first()
+_HAS_REFERENCES = select(Sentence.id).where(
+    Sentence.campaign_id == bindparam("campaign_id"), Sentence.reference.is_not(None)).limit(1)
+
+
+def _serve_quality(campaign, params, position, seed, early):
+    """A quality-control item, or None when none can be made now. Before the
+    first ticket every one is a bad reference (the early checks read them)."""
+    # The reference as a translation only where it is not the context shown.
+    references = campaign.da_context != "reference" and execute(_HAS_REFERENCES, {"campaign_id": campaign.id}).first()
+    kind = da_quality.BAD_REFERENCE if early else da_quality.quality_kind(seed, position, bool(references))
+    if kind == da_quality.BAD_REFERENCE and da_quality.bad_reference_first(seed, position):
+        row = execute(_REVISIT_DEGRADABLE, params).first() or execute(
+            _FRESH_DEGRADABLE, params | {"campaign_id": campaign.id}).first()
+        if row is not None:
+            fields = dict(sentence_id=row[0], left_system_id=row[1], qc_kind=kind)
+            return fields | {"texts": texts_of(Item(**fields))}
+    row = execute(_DUE_ORIGINAL, params).first()
     if row is None:
         return None
-    original_id, original_position, sentence_id, system_id, has_reference, has_bad = row
-    # The reference as a translation only where it is not the context shown.
-    kind = da_quality.quality_kind(seed, original_position, has_reference and campaign.da_context != "reference")
+    original_id, _position, sentence_id, system_id, has_reference, has_bad = row
+    if kind == da_quality.REFERENCE and not has_reference:
+        kind = da_quality.REPEAT  # this sentence has none
     if kind == da_quality.BAD_REFERENCE and not has_bad:
         kind = da_quality.REPEAT  # too short to degrade
     fields = dict(sentence_id=sentence_id, left_system_id=system_id, qc_kind=kind, original_item_id=original_id)
@@ -203,6 +313,8 @@ def counters(participation, item, values):
 
 
 _original = aliased(Item)
+# (original score, bad-reference score) of each completed pair, in the
+# order completed (the later member's position).
 _BAD_PAIRS = (
     select(_original.score, Item.score)
     .join(_original, _original.id == Item.original_item_id)
@@ -210,17 +322,45 @@ _BAD_PAIRS = (
         Item.participation_id == bindparam("participation_id"),
         Item.qc_kind == da_quality.BAD_REFERENCE,
         Item.answered_at.is_not(None),
+        _original.answered_at.is_not(None),
     )
+    .order_by(case((Item.position > _original.position, Item.position), else_=_original.position))
 )
 _SCORES = select(Item.score).where(
     Item.participation_id == bindparam("participation_id"), Item.score.is_not(None)
 )
+_FIRST_SCORES = _SCORES.order_by(Item.position).limit(da_quality.EARLY_SCORES)
+# A bad reference served before its original: paired once the original is scored.
+_LINK_REVERSED = (
+    update(Item.__table__)
+    .where(
+        Item.participation_id == bindparam("link_participation"),
+        Item.sentence_id == bindparam("link_sentence"),
+        Item.left_system_id == bindparam("link_system"),
+        Item.qc_kind == da_quality.BAD_REFERENCE,
+        Item.original_item_id.is_(None),
+        Item.answered_at.is_not(None),
+    )
+    .values(original_item_id=bindparam("link_item"))
+)
+
+
+def _completes_pair(participation, item):
+    """Whether this answer completes a bad-reference pair (pairing a bad
+    reference served first with this, its original)."""
+    if item.qc_kind == da_quality.BAD_REFERENCE:
+        return item.original_item_id is not None
+    if item.slot_id is None:
+        return False
+    return execute(_LINK_REVERSED, {"link_participation": participation.id, "link_sentence": item.sentence_id,
+                                    "link_system": item.left_system_id, "link_item": item.id}).rowcount > 0
 
 
 def dismissal_reason(campaign, participation, item):
-    """The live rule (``da_quality.optimiser_reason``), checked when a bad
-    reference is scored: only then can its outcome change."""
-    if item.qc_kind != da_quality.BAD_REFERENCE:
+    """The live rule (``da_quality.optimiser_reason``), checked when a
+    bad-reference pair is completed: only then can its outcome change."""
+    item.completes_pair = _completes_pair(participation, item)
+    if not item.completes_pair:
         return None
     params = {"participation_id": participation.id}
     pairs = execute(_BAD_PAIRS, params).all()
@@ -230,6 +370,18 @@ def dismissal_reason(campaign, participation, item):
     return da_quality.optimiser_reason(
         [tuple(pair) for pair in pairs], scores, campaign.qc_min_pairs, campaign.qc_min_spread
     )
+
+
+def hold_reason(campaign, participation, item):
+    """The early checks (``da_quality.early_reason``): read while the first
+    scores come in and whenever a bad-reference pair is completed."""
+    early = item.position <= max(da_quality.EARLY_SCORES, campaign.raffle_every)
+    if not (early or getattr(item, "completes_pair", False)):
+        return None
+    params = {"participation_id": participation.id}
+    pairs = [tuple(pair) for pair in execute(_BAD_PAIRS, params).all()]
+    first_scores = execute(_FIRST_SCORES, params).scalars().all()
+    return da_quality.early_reason(pairs, first_scores, campaign.qc_min_spread)
 
 
 def payload(campaign, texts):

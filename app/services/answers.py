@@ -79,23 +79,24 @@ def submit(campaign, participation, token, answer, now):
     if reason:
         dismiss(campaign, participation, reason, now)
         return Outcome("dismissed", item=item, dismissal_reason=reason)
-    _check_signs(campaign, participation, now)
+    _check_signs(campaign, participation, item, now)
     ticket = None
     if counted and campaign.is_serving_at(now) and rewards.earns_ticket(participation.items_counted, campaign.raffle_every):
         ticket = rewards.award_ticket(campaign.id, participation.id, item.position, now)
     return Outcome("accepted", item=item, new_ticket=ticket, counted=counted)
 
 
-def _check_signs(campaign, participation, now):
+def _check_signs(campaign, participation, item, now):
     """Hold the volunteer for review when their answers show a sign
-    (``holds.sign``); a held volunteer stays held until an organiser acts."""
+    (``holds.sign``, or the protocol's ``hold_reason``); a held volunteer
+    stays held until an organiser acts."""
     if participation.is_held:
         return
     share = holds.crowd_equal_share(campaign.equal_judgments, campaign.collected_judgments)
     found = holds.sign(
         participation.tests_left, participation.tests_right, participation.tests_equal, participation.fast_run,
         share, min_tests=campaign.hold_min_tests, alpha=campaign.hold_alpha, fast_limit=campaign.hold_fast_run,
-    )
+    ) or protocols.hold_reason(campaign, participation, item)
     if found is not None:
         set_counters(participation, held_at=now, held_reason=found)
 

@@ -35,7 +35,9 @@ def score_records(campaign):
                Item.too_fast)
         .join(Sentence, Sentence.id == Item.sentence_id)
         .where(Item.campaign_id == campaign.id, Item.answered_at.is_not(None), Item.discarded_at.is_(None),
-               Item.score.is_not(None))
+               Item.score.is_not(None),
+               # a bad reference served first counts once its original is scored (protocols/da.py)
+               Item.qc_kind.is_(None) | Item.original_item_id.is_not(None))
         .order_by(Item.answered_at, Item.id)
     ).all()
     flags = research.volunteer_flags(db.session, {row[0] for row in rows}, min_pairs=campaign.qc_min_pairs)

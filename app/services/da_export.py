@@ -43,7 +43,9 @@ def da_judgment_rows(campaign, engine, counted_only=False):
         .join(Participation, Participation.id == Item.participation_id)
         .join(User, User.id == Participation.user_id)
         .join(Sentence, Sentence.id == Item.sentence_id)
-        .where(Item.campaign_id == campaign.id, Item.answered_at.is_not(None))
+        .where(Item.campaign_id == campaign.id, Item.answered_at.is_not(None),
+               # a bad reference served first counts once its original is scored (protocols/da.py)
+               Item.qc_kind.is_(None) | Item.original_item_id.is_not(None))
     )
     if counted_only:
         query = query.where(Item.discarded_at.is_(None))

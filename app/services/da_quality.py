@@ -7,6 +7,7 @@ when the campaign has references, *the reference* shown as a translation.
 """
 import statistics
 
+from . import degrade
 from .quality import digest
 
 BAD_REFERENCE = "bad_reference"
@@ -20,53 +21,44 @@ LOW_VARIATION = "scores_barely_vary"
 
 
 def words_to_delete(n):
-    """How many words the seed deletes from an n-word translation for an
-    adequacy bad reference (0: too short to degrade)."""
-    if n < 2:
-        return 0
-    for longest, deleted in ((3, 1), (5, 2), (8, 3), (15, 4), (20, 5)):
-        if n <= longest:
-            return deleted
-    return n // 5
+    """How many words of an n-word translation an adequacy bad reference
+    changes (the seed's table; 0: too short to degrade)."""
+    return degrade.span_length(n)
 
 
-def _units(text):
-    """Words, or characters for a text written without spaces (Thai,
-    Japanese...), and the string that joins them back."""
-    words = text.split()
-    if len(words) == 1 and len(words[0]) > 1:
-        return list(words[0]), ""
-    return words, " "
-
-
-def degrade_adequacy(text, rng):
-    """The adequacy bad reference: a random run of words deleted, emulating
-    an omitted phrase; None when the text is too short to degrade."""
-    units, joiner = _units(text)
-    k = words_to_delete(len(units))
-    if k == 0:
+def degrade_adequacy(text, rng, donor=None):
+    """The adequacy bad reference: a random run of words (the seed's table)
+    replaced by as many words of ``donor``, another sentence's translation,
+    so that neither its length nor its vocabulary tells it from the
+    original; None when the text is too short or there is no donor."""
+    if not donor:
         return None
-    start = rng.randrange(len(units) - k + 1)
-    return joiner.join(units[:start] + units[start + k:])
+    for _attempt in range(8):  # a run can be replaced by the same words
+        bad = degrade.replace_span(text, donor, rng)
+        if bad is not None or degrade.span_length(len(degrade.units(text)[0])) == 0:
+            return bad
+    return None
 
 
 def fluency_gaps(n, first):
-    """The gaps (0 = before the first word, n = after the last) where the
-    pair of words starting at ``first`` may be copied: not string-initial or
-    final, not inside or next to the pair itself."""
-    return [gap for gap in range(1, n) if gap not in (first, first + 1, first + 2)]
+    """Where (index of the first of two overwritten words) the pair of words
+    starting at ``first`` may be copied over two others: not string-initial
+    or final, not over or next to the pair itself."""
+    return [gap for gap in range(1, n - 2) if gap + 2 < first or gap > first + 2]
 
 
 def degrade_fluency(text, rng):
-    """The fluency bad reference: two neighbouring words duplicated
-    elsewhere in the string (never next to themselves, never first or last);
-    None when the text is too short (under four words)."""
-    units, joiner = _units(text)
+    """The fluency bad reference: two neighbouring words copied elsewhere in
+    the string (never next to themselves, never first or last), over two
+    others, so the length stays the original's; None when the text is too
+    short (under six words)."""
+    units, joiner = degrade.units(text)
     choices = [(first, gap) for first in range(len(units) - 1) for gap in fluency_gaps(len(units), first)]
     if not choices:
         return None
     first, gap = choices[rng.randrange(len(choices))]
-    return joiner.join(units[:gap] + units[first:first + 2] + units[gap:])
+    changed = units[:gap] + units[first:first + 2] + units[gap + 2:]
+    return joiner.join(changed) if changed != units else None
 
 
 def is_quality_position(position, share_percent, seed):
@@ -114,4 +106,63 @@ def optimiser_reason(bad_pairs, scores, min_pairs, min_spread):
         return NOT_LOWER
     if len(scores) > 1 and statistics.stdev(scores) < min_spread:
         return LOW_VARIATION
+    return None
+
+
+# The first checks (issue 28): before a volunteer's first raffle ticket, a
+# denser schedule of bad references, at a shorter distance, so that a
+# volunteer whose scores do not move is held before that ticket is published.
+EARLY_DISTANCE = 2  # items between an early pair's two members
+EARLY_SCORES = 5  # scores read by the early spread check
+REVERSED_MARGIN = 20  # points by which a bad reference must beat its original to count as reversed
+FLOOR = 3  # an original scored below this (the slider's end) leaves its bad reference no room below
+COPY_MARGIN = 2  # a bad reference scored within this of its original: the score copied
+
+
+def is_early(position, raffle_every):
+    """Whether item ``position`` comes before the volunteer's first ticket."""
+    return position <= raffle_every
+
+
+def is_early_quality_position(position, raffle_every, seed):
+    """Whether early item ``position`` is a quality-control item: half of
+    the items up to the first ticket, at places drawn from the secret seed
+    (a fixed count, so that enough pairs are complete by then)."""
+    places = sorted(range(1, raffle_every + 1), key=lambda p: digest(f"{seed}:early:{p}"))
+    return position in places[:raffle_every // 2]
+
+
+def bad_reference_first(seed, position):
+    """Whether the bad reference started at ``position`` comes before its
+    original (the original is then a test item served later): half of the
+    pairs, from the secret seed, so the later of two near-identical
+    translations is no more likely to be the worse."""
+    return digest(f"{seed}:order:{position}") % 2 == 0
+
+
+def early_reason(bad_pairs, first_scores, min_spread):
+    """Why a volunteer is held for review, or None: the checks that decide
+    before the first ticket, and keep watching the pairs after it.
+
+    ``bad_pairs``: (original score, bad-reference score) of each completed
+    pair, in the order completed; ``first_scores``: the volunteer's first
+    scores (up to ``EARLY_SCORES``). Held when those scores barely move
+    (standard deviation under ``min_spread``: "always 50", one score copied
+    everywhere); when the first two bad references whose originals were
+    scored at least ``FLOOR`` were both scored as those, give or take
+    ``COPY_MARGIN`` (a score copied from the same source); or when such
+    copies and bad references scored ``REVERSED_MARGIN`` points above their
+    originals (a guess at which of two near-identical translations is the
+    worse) are three or more and a quarter of the pairs (one or two are
+    slips).
+    """
+    if len(first_scores) >= EARLY_SCORES and statistics.pstdev(first_scores[:EARLY_SCORES]) < min_spread:
+        return LOW_VARIATION
+    informative = [(original, bad) for original, bad in bad_pairs if original >= FLOOR]
+    copied = {(original, bad) for original, bad in informative if abs(bad - original) <= COPY_MARGIN}
+    if len(informative) >= 2 and all(pair in copied for pair in informative[:2]):
+        return NOT_LOWER
+    suspect = sum(bad - original >= REVERSED_MARGIN or (original, bad) in copied for original, bad in bad_pairs)
+    if suspect >= 3 and 4 * suspect >= len(bad_pairs):
+        return NOT_LOWER
     return None

@@ -135,3 +135,33 @@ def take_slot(campaign, participation, rng):
                 return slot, sentence_id, tuple(taken)
         skip.add(sentence_id)
     return None
+
+
+_LOCK_SENTENCE = (
+    select(Sentence.id)
+    .where(Sentence.id == bindparam("sentence_id"), Sentence.is_open.is_(True))
+    .with_for_update(of=Sentence, skip_locked=True)
+)
+
+
+def take_slot_in(sentence_id, system_id):
+    """Reserve one system's open slot of a sentence (DA: another system's
+    output of a source the volunteer has seen): (slot row, sentence id,
+    texts) as ``take_slot``, or None when it is full, closed or another
+    transaction holds the sentence (the caller serves something else)."""
+    if execute(_LOCK_SENTENCE, {"sentence_id": sentence_id}).scalar() is None:
+        return None
+    slots = [slot for slot in execute(_OPEN_SLOTS, {"sentence_id": sentence_id}).all()
+             if slot.system_a_id == system_id]
+    if not slots:
+        return None
+    slot = slots[0]
+    taken = execute(
+        _TAKE_SLOT,
+        {"slot_id": slot.id, "text_sentence": sentence_id, "text_system_a": slot.system_a_id,
+         "text_system_b": slot.system_b_id},
+    ).first()
+    if taken is None:
+        return None
+    bump_sentence(sentence_id, 1, deferred=True)
+    return slot, sentence_id, tuple(taken)
