@@ -15,6 +15,7 @@ from e2e.pages import DESKTOP, PASSWORD, PHONE, SLUG, choose, judged_text, no_si
     read_controls
 
 ORGANISER = ("review.organiser", "review.organiser@example.org")
+ADMIN = ("review.admin", "review.admin@example.org")  # the audit log is the admins'
 VOLUNTEER = ("ibai.review", "ibai.review@example.org")
 READING_FLOOR = 0.0375  # seconds a word, the campaign's default (quality.too_fast)
 
@@ -57,7 +58,7 @@ def flash(page, message):
 
 
 def test_organiser_reviews_a_held_volunteer(browser, live_server, site_cli, site_database, screenshots):
-    for (username, email), role in ((ORGANISER, "organiser"), (VOLUNTEER, "volunteer")):
+    for (username, email), role in ((ORGANISER, "organiser"), (VOLUNTEER, "volunteer"), (ADMIN, "admin")):
         site_cli("user", "create", "--role", role, "--email", email, "--username", username, "--password", PASSWORD)
     site_cli("campaign", "organisers", "add", SLUG, ORGANISER[0])  # an organiser manages the campaigns given
     volunteer_context = browser.new_context(viewport=PHONE, locale="en-GB")
@@ -128,10 +129,14 @@ def test_organiser_reviews_a_held_volunteer(browser, live_server, site_cli, site
         page.goto(f"{live_server}/c/{SLUG}/welcome")
         expect(page.locator(".flash")).to_contain_text("Your participation in this campaign has ended.")
 
-        # Each decision is in the audit log, by its label (app/choices.AUDIT_ACTIONS).
-        org.goto(f"{live_server}/organiser/audit")
+        # Each decision is in the audit log, by its label (app/choices.AUDIT_ACTIONS), which an admin reads.
+        assert org.goto(f"{live_server}/organiser/audit").status == 403
+        phone_context.clear_cookies()  # the phone was the organiser's
+        audit = phone_context.new_page()
+        log_in(audit, live_server, ADMIN[1])
+        audit.goto(f"{live_server}/organiser/audit")
         for action in ("Volunteer viewed", "Hold cleared", "Raffle number voided", "Volunteer dismissed"):
-            expect(org.locator("tbody tr", has_text=action).first).to_contain_text(ORGANISER[0])
+            expect(audit.locator("tbody tr", has_text=action).first).to_contain_text(ORGANISER[0])
     finally:
         for context in (volunteer_context, organiser_context, phone_context):
             context.close()
