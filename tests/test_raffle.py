@@ -457,12 +457,18 @@ def test_after_the_close_no_void_no_reopening_no_hold_cleared(app, make_campaign
     assert listed == [{"ticket": first.number, "volunteer": pseudonym(campaign, jon.user_id),
                        "voided_at": iso(first.voided_at)}]
     assert f"<td>{first.number}</td>" in public.get("/c/test/raffle").get_data(as_text=True)
+    (ticket,) = _tickets_of(campaign, "mikel")
+    mikel = db.session.get(Participation, ticket.participation_id)
+    assert f"Void ticket {ticket.number}</button>" in organiser.get(
+        f"/organiser/c/test/volunteer/{mikel.id}").get_data(as_text=True)
     record = _close(campaign)
     assert public.get("/c/test/raffle.json").get_json()["voids"][0]["voided_at"] < iso(campaign.ends_at)
     before = public.get("/c/test/raffle/tickets.csv").get_data(as_text=True)
     assert len(before.splitlines()) == 3  # ane's and mikel's tickets
-    (ticket,) = _tickets_of(campaign, "mikel")
-    mikel = db.session.get(Participation, ticket.participation_id)
+    # After the close the volunteer's page offers no void: it would be refused.
+    page = organiser.get(f"/organiser/c/test/volunteer/{mikel.id}").get_data(as_text=True)
+    assert "Void ticket" not in page and "/void" not in page
+    assert "The campaign has closed: its tickets can no longer be voided." in page
     page = organiser.post(f"/organiser/c/test/volunteer/{mikel.id}/ticket/{ticket.number}/void",
                           follow_redirects=True, data={"csrf_token": token}).get_data(as_text=True)
     assert "The campaign has closed: its tickets can no longer be voided." in page

@@ -223,6 +223,18 @@ def dismiss(campaign, participation, reason, now):
     db.session.flush()
 
 
+def void_refused(campaign, now):
+    """Why no ticket of the campaign can be voided now, or None (the
+    organiser's page hides the void buttons when there is a reason)."""
+    record = raffle.commitment(campaign)
+    if record is not None and record.drawn_at is not None:
+        return _l("The raffle was already drawn: its tickets can no longer change.")
+    if raffle.is_closed(campaign, now):
+        # The ticket list froze at the close; the draw uses it as it was then.
+        return _l("The campaign has closed: its tickets can no longer be voided.")
+    return None
+
+
 def void_ticket(campaign, participation, number, now):
     """Void one of the volunteer's valid tickets; returns it."""
     ticket = db.session.scalar(select(Ticket).where(Ticket.campaign_id == campaign.id, Ticket.number == number))
@@ -230,12 +242,9 @@ def void_ticket(campaign, participation, number, now):
         raise ReviewError(_l("Ticket %(number)s is not this volunteer's.", number=number))
     if ticket.voided_at is not None:
         raise ReviewError(_l("Ticket %(number)s is already void.", number=number))
-    record = raffle.commitment(campaign)
-    if record is not None and record.drawn_at is not None:
-        raise ReviewError(_l("The raffle was already drawn: its tickets can no longer change."))
-    if raffle.is_closed(campaign, now):
-        # The ticket list froze at the close; the draw uses it as it was then.
-        raise ReviewError(_l("The campaign has closed: its tickets can no longer be voided."))
+    refused = void_refused(campaign, now)
+    if refused:
+        raise ReviewError(refused)
     ticket.voided_at = now
     db.session.flush()
     return ticket
