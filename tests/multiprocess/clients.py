@@ -66,6 +66,23 @@ def register(base, name, address="127.0.0.1"):
     return f"session={session.cookies.get('session')}", csrf_from(page.text)
 
 
+def confirm(base, name, read_logs, address="127.0.0.1", timeout=30):
+    """Open the confirmation link mailed to ``name`` at registration, as the
+    volunteer does from their mailbox: only confirmed volunteers are ranked.
+    With no mail server the processes log their mail; ``read_logs`` returns
+    the text of every process's log (whichever sent it)."""
+    pattern = re.compile(rf"to {re.escape(name)}@example\.org: .*?\n.*?https?://[^/\s]+(/confirm/\S+)", re.S)
+    deadline = time.monotonic() + timeout
+    while not (found := pattern.findall(read_logs())):
+        assert time.monotonic() < deadline, f"no confirmation mail to {name} in the servers' logs"
+        time.sleep(0.2)
+    session = requests.Session()  # the link works logged out too (another browser)
+    session.mount("http://", SourceAddressAdapter(address))
+    page = session.get(base + found[-1], timeout=30)
+    page.raise_for_status()
+    assert "your email is confirmed" in page.text, f"confirming {name}: {page.url}"
+
+
 def correct_choice(item, rng):
     """Controls (``Control n.``: ``Good n.`` against ``Bad n.``) answered right."""
     if item["source"].startswith("Control "):

@@ -8,7 +8,7 @@ import time
 
 from sqlalchemy import create_engine, text
 
-from clients import Listener, Volunteer, correct_choice, register
+from clients import Listener, Volunteer, confirm, correct_choice, register
 from conftest import INTERVAL
 
 JUDGMENT = re.compile(r'"POST /c/test/api/judgment ')
@@ -24,6 +24,7 @@ def count_of(payload, name):
 def test_a_judgment_through_one_process_is_seen_live_through_the_other_once(cluster):
     a, b = cluster.urls
     judge_cookie, judge_csrf = register(cluster.url, "ane", "127.0.1.1")
+    confirm(cluster.url, "ane", lambda: "".join(cluster.logs(10**6).values()), "127.0.1.1")  # ranked once confirmed
     watcher_cookie, _csrf = register(cluster.url, "bea", "127.0.2.1")
     time.sleep(3 * INTERVAL)  # let the registrations' broadcasts pass
     on_b = Listener(b, watcher_cookie).start()
@@ -57,6 +58,7 @@ def test_requests_from_one_address_are_spread_over_both_processes(cluster):
     land on one), while Socket.IO from that address stays on one process."""
     address = "127.0.3.1"
     cookie, csrf = register(cluster.url, "cai", address)
+    confirm(cluster.url, "cai", lambda: "".join(cluster.logs(10**6).values()), address)  # ranked once confirmed
     listener = Listener(cluster.url, cookie).start()  # polling, then the WebSocket upgrade, through nginx
     volunteer = Volunteer(cluster.url, cookie, csrf, address)
     try:
