@@ -212,8 +212,10 @@ def _serve_quality(campaign, params, position, seed, early):
     references = campaign.da_context != "reference" and execute(_HAS_REFERENCES, {"campaign_id": campaign.id}).first()
     kind = da_quality.BAD_REFERENCE if early else da_quality.quality_kind(seed, position, bool(references))
     if kind == da_quality.BAD_REFERENCE and da_quality.bad_reference_first(seed, position):
-        row = execute(_REVISIT_DEGRADABLE, params).first() or execute(
-            _FRESH_DEGRADABLE, params | {"campaign_id": campaign.id}).first()
+        # An unseen source first: quality control then comes as often with a
+        # new source as a test item does.
+        row = execute(_FRESH_DEGRADABLE, params | {"campaign_id": campaign.id}).first() or execute(
+            _REVISIT_DEGRADABLE, params).first()
         if row is not None:
             fields = dict(sentence_id=row[0], left_system_id=row[1], qc_kind=kind)
             return fields | {"texts": texts_of(Item(**fields))}
