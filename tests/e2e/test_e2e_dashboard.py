@@ -19,7 +19,7 @@ import time
 from playwright.sync_api import expect
 
 from e2e.pages import (
-    DESKTOP, PASSWORD, PHONE, SLUG, choose, judged_text, open_evaluation, phone_dashboard, rate_chart,
+    DESKTOP, PASSWORD, PHONE, SLUG, choose, confirm_email, judged_text, open_evaluation, phone_dashboard, rate_chart,
     read_controls, unfold,
 )
 
@@ -88,6 +88,14 @@ def test_dashboard_updates_live_while_a_volunteer_judges(browser, live_server, s
         page.get_by_role("button", name="Take part").click()
         open_evaluation(page)
         expect(dash.locator("#panel [data-figure=registered]")).to_have_text(str(registered + 1), timeout=LIVE)
+        # Made by the operator, the account is unconfirmed: only confirmed volunteers are ranked. The
+        # volunteer asks for the confirmation email on the welcome page and opens its link.
+        page.goto(f"{live_server}/c/{SLUG}/welcome")
+        page.get_by_role("button", name="Send the confirmation email again").click()
+        expect(page.locator(".flash", has_text="We sent you a new confirmation email.")).to_be_visible()
+        confirm_email(page, server_log, VOLUNTEER[0])
+        page.goto(f"{live_server}/c/{SLUG}/evaluate")
+        expect(page.get_by_role("heading", name="Which translation is better?")).to_be_visible()
 
         # The tenth answer's response is lost on its way back (the server got
         # it, and it won a raffle ticket): the page keeps the answer, sends it
