@@ -187,12 +187,14 @@ def database(site):
 
 
 def database_rows(site, slug):
-    """{judgment id: (answered_at, choice, score, discarded)} of a campaign's answered items."""
+    """{judgment id: (answered_at, choice, score, discarded)} of a campaign's answered items (a DA
+    bad reference served before its original is one once its original is scored: protocols/da.py)."""
     with database(site) as connection:
         rows = connection.execute(text(
             "SELECT items.id, items.answered_at, items.choice, items.score, items.discarded_at IS NOT NULL, "
             "items.control_id IS NOT NULL FROM items JOIN campaigns ON campaigns.id = items.campaign_id "
-            "WHERE campaigns.slug = :slug AND items.answered_at IS NOT NULL"), {"slug": slug}).all()
+            "WHERE campaigns.slug = :slug AND items.answered_at IS NOT NULL "
+            "AND (items.qc_kind IS NULL OR items.original_item_id IS NOT NULL)"), {"slug": slug}).all()
     as_time = lambda value: datetime.fromisoformat(value) if isinstance(value, str) else value  # SQLite: text
     return {row[0]: (as_time(row[1]), *row[2:]) for row in rows}
 
