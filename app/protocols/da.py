@@ -115,10 +115,19 @@ def _take_seen(params):
     return None
 
 
+def _take_fresh(campaign, participation, rng):
+    """A slot of the emptiest unseen sentence, so the volunteer's other
+    systems of it are still open when they come back to it (the fullest,
+    pairwise's rule, is full by then once many judge at once); the
+    fullest if that one is held."""
+    row = execute(_EMPTIEST_FRESH, {"campaign_id": campaign.id, "participation_id": participation.id}).first()
+    return (take_slot_in(*row) if row is not None else None) or take_slot(campaign, participation, rng)
+
+
 def _serve_test(campaign, participation, params, position, rng):
-    # A seen source first, then the fullest unseen sentence; at the
-    # campaign's end, a source seen lately will do.
-    taken = (_take_seen(params) or take_slot(campaign, participation, rng)
+    # A seen source first, then an unseen one; at the campaign's end, a
+    # source seen lately will do.
+    taken = (_take_seen(params) or _take_fresh(campaign, participation, rng)
              or _take_seen(params | {"latest": position - 1}))
     if taken is None:
         return None
@@ -173,7 +182,7 @@ _REVISIT_DEGRADABLE = _REVISIT.join(
 ).where(Output.degraded.is_not(None))
 _seen_sentence = exists().where(_mine.participation_id == bindparam("participation_id"),
                                 _mine.sentence_id == Sentence.id)
-# An open slot of the fullest sentence the volunteer has not seen, whose
+# An open slot of the emptiest sentence the volunteer has not seen, whose
 # output has a bad reference (not reserved: the bad reference is no judgment).
 _FRESH_DEGRADABLE = (
     select(Slot.sentence_id, Slot.system_a_id)
@@ -181,7 +190,18 @@ _FRESH_DEGRADABLE = (
     .join(Output, (Output.sentence_id == Slot.sentence_id) & (Output.system_id == Slot.system_a_id))
     .where(Sentence.campaign_id == bindparam("campaign_id"), Sentence.is_open.is_(True), ~_seen_sentence,
            _open_slot, Output.degraded.is_not(None))
-    .order_by(Sentence.collected.desc(), Sentence.id, Slot.pending)
+    .order_by(Sentence.pending, Sentence.id, Slot.pending)
+    .limit(1)
+)
+# The emptiest open slot of the emptiest open sentence the volunteer has not
+# seen: (sentence, system). Reads every open sentence of the campaign (no
+# index orders by room left): a few thousand rows at most in a DA campaign.
+_EMPTIEST_FRESH = (
+    select(Slot.sentence_id, Slot.system_a_id)
+    .join(Sentence, Sentence.id == Slot.sentence_id)
+    .where(Sentence.campaign_id == bindparam("campaign_id"), Sentence.is_open.is_(True), ~_seen_sentence,
+           _open_slot)
+    .order_by(Sentence.pending, Sentence.id, Slot.pending)
     .limit(1)
 )
 # A bad reference the volunteer was served before its original, at least
