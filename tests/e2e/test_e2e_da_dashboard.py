@@ -26,12 +26,17 @@ ORGANISER = ("da.organiser", "da.organiser@example.org")
 HONEST = ("da.honest", "da.honest@example.org")
 OPTIMISER = ("da.optimiser", "da.optimiser@example.org")
 QUALITY = {"Neural": 85, "Statistical": 60, "WordByWord": 30}
-OUTPUT = re.compile(r"Output (\d+) of (\w+)\.")
+# Every word of an output names its sentence, so a bad reference (a run of
+# words from another sentence, issue 28) is never another system's output.
+OUTPUT = re.compile(r"Output (\d+) of (\w+) w\1 x\1 y\1 z\1\.")
 
 
 def import_campaign(site_cli, folder):
     write_campaign(folder, sentences=40, systems=tuple(QUALITY), protocol="da", reference=True,
                    **(QUIET_SIGNS | {"qc_share": 50, "qc_distance": 2, "qc_min_pairs": 3, "judgments_per_pair": 2}))
+    for name in QUALITY:
+        with open(os.path.join(folder, "systems", f"{name}.txt"), "w", encoding="utf-8") as handle:
+            handle.write("".join(f"Output {i} of {name} w{i} x{i} y{i} z{i}.\n" for i in range(1, 41)))
     manifest = os.path.join(folder, "campaign.toml")
     with open(manifest, encoding="utf-8") as handle:
         text = handle.read().replace('slug = "test"', f'slug = "{SLUG}"').replace(
@@ -124,12 +129,12 @@ def test_the_da_dashboard_follows_scores_and_the_live_rule(browser, live_server,
         dash.on("framenavigated", lambda frame: navigations.append(frame.url) if frame == dash.main_frame else None)
         dash.evaluate("window.__e2e = 'dashboard-never-reloaded'")
 
-        # The honest volunteer scores every sentence once (one system's
-        # translation of each); the table fills in, live.
+        # The honest volunteer scores every translation once (every system's
+        # of each sentence, issue 28); the table fills in, live.
         log_in(honest, live_server, HONEST[1])
         join(honest, live_server)
-        assert score_through_the_api(honest, live_server, honest_score) == "finished"
-        wait_for_segments(dash, 40)
+        assert score_through_the_api(honest, live_server, honest_score, limit=400) == "finished"
+        wait_for_segments(dash, 40 * len(QUALITY))
         expect(dash.locator("#panel [data-figure=judges-reliable]")).to_have_text("1")
         assert min(int(cell(dash, system, "segments").inner_text()) for system in QUALITY) > 0
         raw = {system: float(cell(dash, system, "raw").inner_text()) for system in QUALITY}
