@@ -155,5 +155,9 @@ def test_an_answer_after_the_campaign_closed_wins_no_ticket(app, make_campaign):
 
 def test_every_sign_has_a_label_for_the_organiser():
     from app.choices import HOLD_REASONS
+    from app.services import da_quality
 
-    assert [code for code, _label in HOLD_REASONS] == list(holds.SIGNS)
+    # Pairwise signs (services/holds), then DA's early checks (da_quality.early_reason).
+    signs = list(holds.SIGNS) + [da_quality.NOT_LOWER, da_quality.LOW_VARIATION]
+    assert [code for code, _label in HOLD_REASONS] == signs
+    assert all(str(label) for _code, label in HOLD_REASONS)
