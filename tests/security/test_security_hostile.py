@@ -57,7 +57,9 @@ def write_hostile_campaign(folder):
             'source_language = "en"\ntarget_language = "eu"\nsource = "source.txt"\n'
             'controls = "controls.tsv"\ninstructions = "instructions.txt"\n'
             '[systems]\nA = "systems/A.txt"\nB = "systems/B.txt"\n'
-            '[settings]\njudgments_per_pair = 50\n'
+            # The imported pool: its payloads are shown as controls (generated
+            # controls, the default, would show degraded outputs instead).
+            '[settings]\njudgments_per_pair = 50\ncontrol_source = "imported"\n'
         )
     return folder
 
