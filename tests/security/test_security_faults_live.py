@@ -27,6 +27,7 @@ import requests
 
 from databases import on_postgresql, scratch_database
 from e2e.conftest import ROOT, _free_port, _wait_until_up, flask_command, serve_command
+from e2e.i18n_pages import controls as known_controls
 from helpers import quiet_demo_commands
 
 SLUG = "demo-en-eu"
@@ -40,6 +41,9 @@ def _better_texts():
 
 
 BETTER = _better_texts()
+# The demo's pool and its outputs: a generated control (the demo's default,
+# issue 28) is told as a reader tells it, the system's own translation is better.
+KNOWN = known_controls(SLUG)
 
 
 class Site:
@@ -163,6 +167,16 @@ class Volunteer:
         page = self.call("GET", f"/c/{SLUG}/welcome").text
         self.csrf = re.search(r'name="csrf_token"[^>]*value="([^"]+)"', page).group(1)
 
+    def confirm(self, read_log, timeout=30):
+        """Open the confirmation link the site mailed (logged: no mail server);
+        only confirmed volunteers are in the ranking."""
+        pattern = re.compile(rf"to {re.escape(self.name)}@example\.org: .*?\n.*?https?://[^/\s]+(/confirm/\S+)", re.S)
+        deadline = time.monotonic() + timeout
+        while not (found := pattern.findall(read_log())):
+            assert time.monotonic() < deadline, f"no confirmation mail to {self.name} in the server log"
+            time.sleep(0.2)
+        assert self.call("GET", found[-1]).status_code == 200
+
     def item(self):
         return self.call("GET", f"/c/{SLUG}/api/item").json()["item"]
 
@@ -171,9 +185,9 @@ class Volunteer:
         if item is None:
             return False
         self.current = item["token"]
-        if item["right"] in BETTER:
+        if item["right"] in BETTER or (item["source"], item["right"], item["left"]) in KNOWN:
             choice = "right"
-        elif item["left"] in BETTER:
+        elif item["left"] in BETTER or (item["source"], item["left"], item["right"]) in KNOWN:
             choice = "left"
         else:
             choice = rng.choice(["left", "right", "equal"])
@@ -436,6 +450,7 @@ def test_judging_goes_on_without_redis_and_live_updates_resume(site, redis_serve
     server.start()
     judge, watcher = Volunteer(server.url, "judge"), Volunteer(server.url, "watcher")
     judge.register()
+    judge.confirm(server.log)  # only confirmed volunteers are ranked (issue 28)
     watcher.register()
     listener = LiveListener(server.url, "; ".join(f"{c.name}={c.value}" for c in watcher.http.cookies))
     try:
