@@ -34,7 +34,7 @@ def _toml(value):
     return json.dumps(value, ensure_ascii=True)  # a TOML basic string
 
 
-def write_hostile_campaign(folder):
+def write_hostile_campaign(folder, control_source="imported"):
     n = len(PAYLOADS)
     os.makedirs(os.path.join(folder, "systems"), exist_ok=True)
 
@@ -57,9 +57,9 @@ def write_hostile_campaign(folder):
             'source_language = "en"\ntarget_language = "eu"\nsource = "source.txt"\n'
             'controls = "controls.tsv"\ninstructions = "instructions.txt"\n'
             '[systems]\nA = "systems/A.txt"\nB = "systems/B.txt"\n'
-            # The imported pool: its payloads are shown as controls (generated
-            # controls, the default, would show degraded outputs instead).
-            '[settings]\njudgments_per_pair = 50\ncontrol_source = "imported"\n'
+            # The imported pool by default: its payloads are shown as controls
+            # (generated controls show the outputs, degraded: a test below).
+            f'[settings]\njudgments_per_pair = 50\ncontrol_source = "{control_source}"\n'
         )
     return folder
 
@@ -150,6 +150,35 @@ def test_evaluation_pages_show_every_text_inert(app, hostile):
     # The ranking on the page shows the hostile names as text.
     html = client.get(f"/c/{SLUG}/welcome").get_data(as_text=True)
     assert_inert(html, where="welcome")
+
+
+def test_generated_controls_show_hostile_outputs_inert(app, tmp_path):
+    """Controls generated per volunteer (issue 28) splice one hostile output
+    with words of another: shown as text on the page and in the JSON."""
+    campaign = create_campaign(read_campaign(write_hostile_campaign(str(tmp_path / "generated"), "generated")))
+    for setting, value in QUIET_SIGNS.items():
+        setattr(campaign, setting, value)
+    db.session.commit()
+    n = len(PAYLOADS)
+    outputs = {PAYLOADS[i]: {PAYLOADS[(i + 1) % n], PAYLOADS[(i + 2) % n] + " (B)"} for i in range(n)}
+    client = app.test_client()
+    register(client, slug=SLUG, username="reader", email="reader@example.org")
+    token = csrf_token(client, f"/c/{SLUG}/welcome")
+    for _step in range(40):
+        html = client.get(f"/c/{SLUG}/evaluate").get_data(as_text=True)
+        item = client.get(f"/c/{SLUG}/api/item").get_json()["item"]
+        if item is None:
+            break
+        assert_inert(html, expected=_shown([item["source"], item["left"], item["right"]]), where="evaluate")
+        # A reader's answer: the side that is a system's own translation of the source.
+        shown = outputs.get(item["source"], set())
+        choice = "right" if item["right"] in shown and item["left"] not in shown else "left"
+        answer = client.post(f"/c/{SLUG}/api/judgment", json={"token": item["token"], "choice": choice},
+                             headers={"X-CSRFToken": token})
+        assert answer.status_code == 200 and answer.get_json()["status"] in ("accepted", "finished")
+    made = db.session.scalars(select(Control).where(Control.number.is_(None))).all()
+    assert made, "no control was generated"
+    assert all(control.worse not in outputs[control.source] for control in made)
 
 
 @pytest.mark.parametrize("path", [
