@@ -116,11 +116,37 @@ def judge_pairwise(page, known, count, start=1):
         next_item(page, lambda: page.locator("#next").click())
 
 
+def da_outputs():
+    """{source: the systems' translations and the reference} of the DA demo."""
+    folder = os.path.join(ROOT, "app", "demo", "en-eu-da")
+    with open(os.path.join(folder, "source.txt"), encoding="utf-8") as handle:
+        outputs = {line.strip(): set() for line in handle}
+    systems = [os.path.join("systems", name) for name in os.listdir(os.path.join(folder, "systems"))]
+    for name in ["reference.txt", *systems]:
+        with open(os.path.join(folder, name), encoding="utf-8") as handle:
+            for source, line in zip(outputs, handle):
+                outputs[source].add(line.strip())
+    return outputs
+
+
 def judge_da(page, count):
+    """Score ``count`` items with the keyboard as an honest reader does: a
+    system's translation of the source somewhere from 55 to 95, varying from
+    item to item (the reference too, shown as a translation); a bad reference
+    (words missing or from another sentence: no system's output) far lower.
+    Scores that barely vary, or bad references scored like their originals,
+    are held (issue 28)."""
+    outputs = da_outputs()
     for number in range(count):
+        source, translation = (page.locator(f"#text-{part}").inner_text().strip() for part in ("source", "translation"))
+        score = 55 + (number * 17) % 41 if translation in outputs[source] else 10 + (number * 7) % 20
         page.locator("#score-slider").focus()
-        for _ in range(1 + number % 3):
+        page.keyboard.press("Home")
+        for _ in range(score // 10):
+            page.keyboard.press("PageUp")
+        for _ in range(score % 10):
             page.keyboard.press("ArrowRight")
+        expect(page.locator("#score-slider")).to_have_value(str(score))
         next_item(page, lambda: page.locator("#next").click())
 
 
@@ -357,6 +383,10 @@ def volunteer_a(page, site):
     expect(page).to_have_url(re.compile(rf"/c/{DA}/instructions$"))
     page.goto(f"{site.url}/c/{DA}/evaluate")
     judge_da(page, 6)
+    with database(site) as connection:  # an honest reader is not held by the early checks
+        held = connection.execute(text("SELECT held_reason FROM participations WHERE id = :id"),
+                                  {"id": participation_id(site, DA, user)}).scalar_one()
+    assert held is None, held
     return user
 
 
