@@ -158,6 +158,15 @@ _DONOR_OUTPUTS = (
     .where(Sentence.campaign_id == bindparam("campaign_id"), Sentence.number == bindparam("number"))
     .order_by(Output.system_id)
 )
+# The numbers of the sentences the volunteer has not seen (when the draws miss).
+_UNSEEN_NUMBERS = (
+    select(Sentence.number)
+    .where(
+        Sentence.campaign_id == bindparam("campaign_id"),
+        ~exists().where(Item.participation_id == bindparam("participation_id"), Item.sentence_id == Sentence.id),
+    )
+    .order_by(Sentence.number)
+)
 _INSERT_CONTROL = insert(Control.__table__).returning(Control.id)
 
 
@@ -172,27 +181,45 @@ def _generate_control(campaign, participation, position, seed):
         return None
     draw = quality.control_draw(seed, position)
     for attempt in range(GENERATE_TRIES):
-        number, donor_number = draw.randrange(1, last + 1), draw.randrange(1, last + 1)
-        rows = execute(
-            _UNSEEN_OUTPUTS, {"campaign_id": campaign.id, "number": number, "participation_id": participation.id}
-        ).all()
-        fresh = [row for row in rows if not row[4]] if attempt < UNSHOWN_TRIES else rows
-        if not fresh or donor_number == number:
-            continue
-        donors = execute(_DONOR_OUTPUTS, {"campaign_id": campaign.id, "number": donor_number}).scalars().all()
-        sentence_id, source, system_id, better, _shown = fresh[draw.randrange(len(fresh))]
-        worse = degrade.replace_span(better, donors[draw.randrange(len(donors))], draw) if donors else None
-        # Never another system's translation of the sentence: that is no worse.
-        if worse is None or worse in {row.text for row in rows}:
-            continue
-        control_id = execute(_INSERT_CONTROL, dict(
-            campaign_id=campaign.id, number=None, source=source, better=better, worse=worse,
-            sentence_id=sentence_id, system_id=system_id,
-        )).scalar_one()
-        better_left = draw.random() < 0.5
-        return dict(control_id=control_id, sentence_id=sentence_id, better_left=better_left, control_reused=False,
-                    texts=(source, better, worse) if better_left else (source, worse, better))
+        fields = _make_control(campaign, participation, draw.randrange(1, last + 1), last, draw,
+                               unshown_only=attempt < UNSHOWN_TRIES)
+        if fields is not None:
+            return fields
+    # The draws missed: the volunteer has seen most sentences. Go through the
+    # ones left, in their seed's order, so the pool is used only when none can serve.
+    numbers = execute(_UNSEEN_NUMBERS, {"campaign_id": campaign.id, "participation_id": participation.id}).scalars().all()
+    draw.shuffle(numbers)
+    for attempt in range(GENERATE_TRIES if numbers else 0):
+        fields = _make_control(campaign, participation, numbers[attempt % len(numbers)], last, draw)
+        if fields is not None:
+            return fields
     return None
+
+
+def _make_control(campaign, participation, number, last, draw, unshown_only=False):
+    """A control from sentence ``number``, degraded with a random other
+    sentence's output; None when the volunteer has seen the sentence or this
+    draw makes no usable worse side."""
+    donor_number = draw.randrange(1, last + 1)
+    rows = execute(
+        _UNSEEN_OUTPUTS, {"campaign_id": campaign.id, "number": number, "participation_id": participation.id}
+    ).all()
+    fresh = [row for row in rows if not row[4]] if unshown_only else rows
+    if not fresh or donor_number == number:
+        return None
+    donors = execute(_DONOR_OUTPUTS, {"campaign_id": campaign.id, "number": donor_number}).scalars().all()
+    sentence_id, source, system_id, better, _shown = fresh[draw.randrange(len(fresh))]
+    worse = degrade.replace_span(better, donors[draw.randrange(len(donors))], draw) if donors else None
+    # Never another system's translation of the sentence: that is no worse.
+    if worse is None or worse in {row.text for row in rows}:
+        return None
+    control_id = execute(_INSERT_CONTROL, dict(
+        campaign_id=campaign.id, number=None, source=source, better=better, worse=worse,
+        sentence_id=sentence_id, system_id=system_id,
+    )).scalar_one()
+    better_left = draw.random() < 0.5
+    return dict(control_id=control_id, sentence_id=sentence_id, better_left=better_left, control_reused=False,
+                texts=(source, better, worse) if better_left else (source, worse, better))
 
 
 _shown_left, _shown_right = aliased(Output), aliased(Output)
