@@ -206,6 +206,8 @@ def test_generated_controls_are_each_volunteers_own_and_never_a_sentence_they_ju
     from app.models import Output, Sentence
 
     campaign = make_campaign(sentences=40, systems=("A", "B", "C"), control_source="generated")
+    campaign.pseudonym_salt = "0" * 32  # the same draws at every run (each volunteer's seed still differs)
+    db.session.commit()
     pool = set(db.session.scalars(select(Control.id)))
     outputs = {(o.sentence_id, o.system_id): o.text for o in db.session.scalars(select(Output))}
     sources = {s.id: s.source for s in db.session.scalars(select(Sentence))}
@@ -232,6 +234,22 @@ def test_generated_controls_are_each_volunteers_own_and_never_a_sentence_they_ju
     assert len(set(schedules)) == 3 and sides == {True, False}
     # The pool was never served.
     assert not db.session.scalar(select(Item.id).where(Item.control_id.in_(pool)))
+
+
+def test_a_generated_control_is_made_while_the_volunteer_has_one_sentence_left(app, make_campaign):
+    # At item 10 each volunteer has seen 9 of the 10 sentences: random draws
+    # alone often miss the last one; the pool is for when none can serve.
+    campaign = make_campaign(sentences=10, systems=("A", "B"), control_source="generated", judgments_per_pair=10)
+    campaign.pseudonym_salt = "1" * 32
+    db.session.commit()
+    pool = set(db.session.scalars(select(Control.id)))
+    for n in range(10):
+        participation = _volunteer(campaign, n)
+        _play(campaign, participation, 10)
+        items = _items(participation)
+        assert [item.position for item in items if item.is_control] == [1, 2, 5, 10]
+        assert not any(item.control_id in pool for item in items)
+        assert len({item.sentence_id for item in items}) == 10
 
 
 def test_generated_controls_fall_back_on_the_pool_then_on_test_items(app, make_campaign):
