@@ -29,12 +29,14 @@ BEACON = "e2e beacon: 4 8 15 16 23 42"
 
 
 def campaign_folder(tmp_path):
-    """The English to Basque demo under a slug of its own (the suite's other tests use the demo)."""
+    """The English to Basque demo under a slug and name of its own (the suite's other tests use the demo)."""
     folder = tmp_path / SLUG
     shutil.copytree(os.path.join(ROOT, "app", "demo", "en-eu"), folder)
     toml = folder / "campaign.toml"
-    toml.write_text(re.sub(r'^slug = ".*"$', f'slug = "{SLUG}"', toml.read_text(encoding="utf-8"), count=1,
-                           flags=re.M), encoding="utf-8")
+    # A slug and a name of its own: the suite's other tests find the demo by its name on the home page.
+    settings = re.sub(r'^slug = ".*"$', f'slug = "{SLUG}"', toml.read_text(encoding="utf-8"), count=1, flags=re.M)
+    settings = re.sub(r'^name = ".*"$', 'name = "Raffle test: English to Basque"', settings, count=1, flags=re.M)
+    toml.write_text(settings, encoding="utf-8")
     return str(folder)
 
 
