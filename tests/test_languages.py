@@ -10,6 +10,7 @@ page loads anything from another host.
 import os
 import re
 import unicodedata
+from html import unescape
 from html.parser import HTMLParser
 from urllib.parse import urlsplit
 
@@ -141,11 +142,13 @@ def test_evaluation_page_languages_and_directions(app, client, urdu, interface):
         assert all(lang == interface and d == "ltr" for _, lang, d, _ in page.where(heading))
     # The source: English, left to right; the translations: Urdu, right to left.
     source = re.search(r'id="text-source"[^>]*>([^<]+)<', html).group(1)
-    assert source.strip() in spec_sources() or source.strip() in control_sources()
+    assert unescape(source.strip()) in spec_sources() or unescape(source.strip()) in control_sources()
     assert [(lang, d) for _, lang, d, _ in page.where(source)] == [("en", "ltr")]
     for element in ("text-left", "text-right"):
         text = re.search(rf'id="{element}"[^>]*>([^<]+)<', html).group(1)
-        assert _arabic_share(text) > 0.5
+        # Urdu, not the English source; the demo's "broken" system leaves English words, and a
+        # generated control's worse side mixes in words of another output (issue 28): above a third.
+        assert _arabic_share(text) > 1 / 3
         assert ("ur", "rtl") in [(lang, d) for _, lang, d, _ in page.where(text)]
     for tag, attrs in page.elements:
         if attrs.get("id") == "text-source":
