@@ -550,7 +550,8 @@ def test_the_verify_script_fails_a_tampered_draw(app, make_campaign, tmp_path):
     assert out.returncode == 1 and "ticket list: FAILS" in out.stdout and "THE DRAW DOES NOT CHECK OUT" in out.stdout
     # The beacon's value at its source is not the one the organiser typed.
     out = _verify(draw, saved, "a1b2c4 beacon value")
-    assert out.returncode == 1 and "beacon value: FAILS" in out.stdout and "winners: FAILS" in out.stdout
+    # The winners may be the same by chance (three volunteers, two prizes): the beacon's check fails the draw.
+    assert out.returncode == 1 and "beacon value: FAILS" in out.stdout and "DOES NOT CHECK OUT" in out.stdout
     # A ticket voided after the close (behind the site's back: the site refuses it) shows in the record.
     from app.models import Ticket
 
