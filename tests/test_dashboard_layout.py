@@ -11,8 +11,8 @@ import pytest
 from da_simulation import judge, make_da_campaign, staff
 from test_organiser import simulate_volunteers
 
-OPEN = {"totals", "research", "rate", "top", "sentences", "exports"}
-CLOSED = {"participants", "reports", "status", "announce", "raffle"}  # reports: open when there are some
+OPEN = {"totals", "rate", "top", "sentences", "exports"}
+CLOSED = {"participants", "research", "reports", "status", "announce", "raffle"}  # reports: open when there are some
 PROTOCOL = {"pairwise": {"controls", "pairs"}, "da": {"systems", "quality"}}
 FORMS = {"status", "announce", "raffle"}
 
