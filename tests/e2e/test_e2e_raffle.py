@@ -20,6 +20,7 @@ from playwright.sync_api import expect
 from sqlalchemy import create_engine, text
 
 from e2e.conftest import ROOT
+from e2e.i18n_pages import log_in
 from e2e.pages import DESKTOP, PASSWORD, unfold
 
 SLUG = "e2e-raffle"
@@ -38,14 +39,6 @@ def campaign_folder(tmp_path):
     settings = re.sub(r'^name = ".*"$', 'name = "Raffle test: English to Basque"', settings, count=1, flags=re.M)
     toml.write_text(settings, encoding="utf-8")
     return str(folder)
-
-
-def log_in(page, base_url, email):
-    page.goto(f"{base_url}/login")
-    page.get_by_label("Email", exact=True).fill(email)
-    page.get_by_label("Password", exact=True).fill(PASSWORD)
-    page.get_by_role("button", name="Log in").click()
-    expect(page.locator("header.site")).to_contain_text("Log out")
 
 
 def said(page, kind, message):
