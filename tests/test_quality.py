@@ -237,3 +237,46 @@ def test_a_text_without_spaces_is_degraded_by_characters():
 
     changed = degrade.replace_span("これはテストの文です", "ほかの文からの言葉", random.Random(3))
     assert changed is not None and " " not in changed and len(changed) == len("これはテストの文です")
+
+
+# A new volunteer's denser controls (issue 28: a guesser stopped within 40 answers).
+
+@given(first=st.integers(0, 4), early_items=st.integers(0, 60), early_every=st.integers(2, 4), every=st.integers(2, 9),
+       seed=st.text(max_size=12), placement=placements)
+def test_early_window_has_one_control_in_each_of_its_blocks_then_the_usual_rate(first, early_items, early_every, every,
+                                                                               seed, placement):
+    window = dict(early_items=early_items, early_every=early_every)
+    controls = [p for p in range(1, 301) if quality.is_control_position(p, first, every, placement, seed, **window)]
+    assert controls[:first] == list(range(1, first + 1))
+    early = max(0, early_items - first)
+    for start in range(first + 1, first + early - early_every + 2, early_every):  # whole early blocks
+        assert len([p for p in controls if start <= p < start + early_every]) == 1
+    for start in range(first + early + 1, 300 - every, every):
+        assert len([p for p in controls if start <= p < start + every]) == 1
+
+
+def test_the_default_early_window_doubles_the_controls_of_the_first_40_items():
+    window = dict(early_items=40, early_every=2)
+    fixed = [p for p in range(1, 51) if quality.is_control_position(p, 2, 5, "fixed", "", **window)]
+    assert fixed == [1, 2, *range(4, 41, 2), 45, 50]
+    randomly = [p for p in range(1, 41) if quality.is_control_position(p, 2, 5, "random", "salt:7", **window)]
+    assert len(randomly) == 21 and randomly != fixed[:21]
+    # No window (0 items, or none past the first controls): the paper's schedule.
+    for items in (0, 2):
+        assert [p for p in range(1, 31) if quality.is_control_position(p, 2, 5, "fixed", "", items, 2)] == \
+            [1, 2, 5, 10, 15, 20, 25, 30]
+
+
+@given(sentences=st.integers(1, 80), first=st.integers(0, 3), every=st.integers(2, 7), early_items=st.integers(0, 50),
+       early_every=st.integers(2, 4), seed=st.text(max_size=8), placement=placements)
+def test_controls_needed_bounds_schedules_with_an_early_window(sentences, first, every, early_items, early_every, seed,
+                                                               placement):
+    window = dict(early_items=early_items, early_every=early_every)
+    position, judged, met = 0, 0, 0
+    while judged < sentences:
+        position += 1
+        if quality.is_control_position(position, first, every, placement, seed, **window):
+            met += 1
+        else:
+            judged += 1
+    assert met <= controls_needed(sentences, first, every, placement, early_items, early_every)

@@ -52,6 +52,14 @@ def question(campaign):
     return _l("Which translation is better?")
 
 
+def is_control(campaign, position, seed):
+    """Whether the volunteer's item at ``position`` is a control, by the campaign's schedule."""
+    return quality.is_control_position(
+        position, campaign.control_first, campaign.control_every, campaign.control_placement, seed,
+        early_items=campaign.early_control_items, early_every=campaign.early_control_every,
+    )
+
+
 def serve(campaign, participation, position, rng):
     """The fields of the volunteer's item at ``position`` (with ``texts``:
     source, left, right), or None when nothing is left to judge.
@@ -61,9 +69,7 @@ def serve(campaign, participation, position, rng):
     pool, if it has one, when no control can be made, and serves a test item
     when neither can."""
     seed = quality.volunteer_seed(campaign.pseudonym_salt, participation.id)
-    if quality.is_control_position(
-        position, campaign.control_first, campaign.control_every, campaign.control_placement, seed
-    ):
+    if is_control(campaign, position, seed):
         fields = None
         if campaign.control_source == quality.GENERATED:
             fields = _generate_control(campaign, participation, position, seed)

@@ -5,7 +5,6 @@
 nothing is written to the database unless it succeeds, and then
 services/campaign_writer.py writes it.
 """
-import math
 import os
 import re
 import tomllib
@@ -16,7 +15,7 @@ from .. import protocols
 from ..stats.bozka_reader import ANSWER_LABELS  # a system so named would read as an answer
 from .campaign_texts import read_texts
 from .format_error import CampaignFormatError
-from .quality import CONTROL_SOURCES, IMPORTED, PLACEMENTS, is_control_position, pool_warning
+from .quality import CONTROL_SOURCES, IMPORTED, PLACEMENTS, control_block, is_control_position, pool_warning
 
 SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
 LANG_RE = re.compile(r"^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$")
@@ -35,6 +34,8 @@ SETTINGS = {
     "control_first": (int, 2, 0),
     "control_every": (int, 5, 2),
     "control_placement": (str, "fixed", None),
+    "early_control_items": (int, 40, 0),
+    "early_control_every": (int, 2, 2),
     "control_source": (str, "generated", None),
     "controls_per_volunteer": (int, 0, 0),
     "expected_volunteers": (int, 0, 0),
@@ -75,18 +76,18 @@ class CampaignSpec:
     warnings: list = field(default_factory=list)  # for the organiser; the import goes on
 
 
-def controls_needed(sentences, first=2, every=5, placement="fixed"):
+def controls_needed(sentences, first=2, every=5, placement="fixed", early_items=0, early_every=0):
     """Controls a volunteer meets before judging ``sentences`` sentences (with
     random placement, at most: when each block's control comes first)."""
-    if placement == "random":
-        return first + math.ceil(sentences / (every - 1))
     position, judged, controls = 0, 0, 0
     while judged < sentences:
         position += 1
-        if is_control_position(position, first, every):
-            controls += 1
+        if placement == "random" and position > first:
+            control = control_block(position, first, every, early_items, early_every)[1] == 0
         else:
-            judged += 1
+            control = is_control_position(position, first, every, early_items=early_items, early_every=early_every)
+        controls += control
+        judged += not control
     return controls
 
 
@@ -178,6 +179,21 @@ def _settings(data, protocol):
     if not isinstance(raw, dict):
         raise CampaignFormatError("campaign.toml", None, "[settings] must be a table")
     return checked_settings(raw, SETTINGS | protocol.SETTINGS)
+
+
+def _early_window(settings, given, sentences):
+    """Keep the early window's default only where it costs what it should: not
+    with a pool (each control shown is one more an account can learn), nor in a
+    campaign too small to judge ``CONTROL_COVERAGE`` sentences beside it
+    (generated controls take sentences the volunteer then does not judge)."""
+    if "early_control_items" in given:
+        return
+    covered = CONTROL_COVERAGE + controls_needed(
+        CONTROL_COVERAGE, settings["control_first"], settings["control_every"], settings["control_placement"],
+        settings["early_control_items"], settings["early_control_every"],
+    )
+    if settings["control_source"] == IMPORTED or sentences < covered:
+        settings["early_control_items"] = 0
 
 
 def settings_of(campaign):
@@ -342,6 +358,7 @@ def read_campaign(folder):
     if data.get("reference"):
         display, references = _read_lines(folder, _require(data, "reference"), "reference")
         _same_length(display, references, source_file, sources)
+    _early_window(settings, data.get("settings", {}), len(sources))
     problem = protocol.check_settings(settings, has_references=references is not None)
     if problem:
         raise CampaignFormatError("campaign.toml", None, problem)
@@ -404,7 +421,8 @@ def _controls_and_practice(folder, data, settings, sources):
     controls_file, controls = _controls(folder, _require(data, "controls"))
     covered = min(len(sources), CONTROL_COVERAGE)
     needed = controls_needed(
-        covered, settings["control_first"], settings["control_every"], settings["control_placement"]
+        covered, settings["control_first"], settings["control_every"], settings["control_placement"],
+        settings["early_control_items"], settings["early_control_every"],
     )
     per_volunteer = settings["controls_per_volunteer"]
     if per_volunteer > len(controls):

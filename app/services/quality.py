@@ -35,24 +35,41 @@ def control_offset(seed, block, every):
     return digest(f"{seed}:block:{block}") % every
 
 
-def is_control_position(position, first=2, every=5, placement="fixed", seed=""):
+def control_block(position, first, every, early_items=0, early_every=0):
+    """The block of item ``position`` after the first controls, as (key,
+    place in the block, block size): blocks of ``early_every`` items up to
+    item ``early_items`` (a new volunteer's denser controls), then blocks of
+    ``every``. Keys of the early blocks are their own, so no draw repeats."""
+    early = max(0, early_items - first) if early_every else 0
+    if position - first <= early:
+        block, place = divmod(position - first - 1, early_every)
+        return f"early:{block}", place, early_every
+    block, place = divmod(position - first - early - 1, every)
+    return block, place, every
+
+
+def is_control_position(position, first=2, every=5, placement="fixed", seed="", early_items=0, early_every=0):
     """Whether item ``position`` of the volunteer with ``seed`` is a control.
 
-    Items 1..first are controls. After that, "fixed" (the paper's schedule)
-    puts one at every ``every``-th item; "random" puts one at a place drawn
-    from the seed in each block of ``every`` items, so the rate stays one in
-    ``every`` but a volunteer cannot tell which item of the block it is.
+    Items 1..first are controls. Up to item ``early_items`` one in
+    ``early_every`` is (0: no early window), after that one in ``every``:
+    "fixed" puts it last in each block (the paper's schedule, every
+    ``every``-th item, when there is no early window); "random" puts it at a
+    place drawn from the seed, so a volunteer cannot tell which item of the
+    block it is.
     """
     if position < 1:
         raise ValueError("positions start at 1")
     if position <= first:
         return True
-    if placement == "fixed":
-        return position % every == 0
-    if placement != "random":
+    if placement not in PLACEMENTS:
         raise ValueError(f"unknown control placement {placement!r}")
-    block, place = divmod(position - first - 1, every)
-    return place == control_offset(seed, block, every)
+    if placement == "fixed" and not (early_every and early_items > first):
+        return position % every == 0
+    key, place, size = control_block(position, first, every, early_items, early_every)
+    if placement == "fixed":
+        return place == size - 1
+    return place == control_offset(seed, key, size)
 
 
 def volunteer_controls(control_ids, per_volunteer, seed):

@@ -72,7 +72,8 @@ def next_item(sizes, workdir, protocol, volunteers=30, history=40, rounds=10, ba
     from app.services.assignment import serve_next
     from app.services.campaign_writer import create_campaign
     from app.services.importer import read_campaign
-    from app.services.quality import is_control_position, volunteer_seed
+    from app.protocols.pairwise import is_control
+    from app.services.quality import volunteer_seed
 
     now, rng = datetime(2026, 1, 1, 12), random.Random(1)
     folder = write_campaign(os.path.join(workdir, "campaign-next"), base, protocol=protocol)
@@ -94,9 +95,9 @@ def next_item(sizes, workdir, protocol, volunteers=30, history=40, rounds=10, ba
             db.session.commit()
             for pid in participations:
                 participation = db.session.get(Participation, pid)
-                while participation.items_served < history or is_control_position(
-                        participation.items_served + 1, campaign.control_first, campaign.control_every,
-                        campaign.control_placement, volunteer_seed(campaign.pseudonym_salt, participation.id)):
+                while participation.items_served < history or is_control(
+                        campaign, participation.items_served + 1,
+                        volunteer_seed(campaign.pseudonym_salt, participation.id)):
                     serve_next(campaign, participation, now, rng).answered_at = now
                 db.session.commit()
             built[size] = (app, campaign.id, participations)
