@@ -119,9 +119,9 @@ class Campaign(db.Model):
     # "fixed": every control_every-th item; "random": one at a secret place
     # in each block of control_every items (quality.is_control_position).
     control_placement = db.Column(db.String(8), nullable=False, default="fixed")
-    # A new volunteer's first early_control_items items have one control in
-    # early_control_every (0 items: none denser), so a guesser is stopped early.
-    early_control_items = db.Column(db.Integer, nullable=False, default=40, server_default="0")
+    # A new volunteer's first early_control_items items may have one control
+    # in early_control_every (0 items, the default: the paper's schedule).
+    early_control_items = db.Column(db.Integer, nullable=False, default=0, server_default="0")
     early_control_every = db.Column(db.Integer, nullable=False, default=2, server_default="2")
     # Each volunteer is served from their own subset of this many controls
     # (0: the whole pool); expected_volunteers sizes the importer's warning.

@@ -255,7 +255,7 @@ def test_early_window_has_one_control_in_each_of_its_blocks_then_the_usual_rate(
         assert len([p for p in controls if start <= p < start + every]) == 1
 
 
-def test_the_default_early_window_doubles_the_controls_of_the_first_40_items():
+def test_an_early_window_of_40_items_at_one_in_2_doubles_their_controls():
     window = dict(early_items=40, early_every=2)
     fixed = [p for p in range(1, 51) if quality.is_control_position(p, 2, 5, "fixed", "", **window)]
     assert fixed == [1, 2, *range(4, 41, 2), 45, 50]

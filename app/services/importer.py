@@ -34,7 +34,7 @@ SETTINGS = {
     "control_first": (int, 2, 0),
     "control_every": (int, 5, 2),
     "control_placement": (str, "fixed", None),
-    "early_control_items": (int, 40, 0),
+    "early_control_items": (int, 0, 0),
     "early_control_every": (int, 2, 2),
     "control_source": (str, "generated", None),
     "controls_per_volunteer": (int, 0, 0),
@@ -179,21 +179,6 @@ def _settings(data, protocol):
     if not isinstance(raw, dict):
         raise CampaignFormatError("campaign.toml", None, "[settings] must be a table")
     return checked_settings(raw, SETTINGS | protocol.SETTINGS)
-
-
-def _early_window(settings, given, sentences):
-    """Keep the early window's default only where it costs what it should: not
-    with a pool (each control shown is one more an account can learn), nor in a
-    campaign too small to judge ``CONTROL_COVERAGE`` sentences beside it
-    (generated controls take sentences the volunteer then does not judge)."""
-    if "early_control_items" in given:
-        return
-    covered = CONTROL_COVERAGE + controls_needed(
-        CONTROL_COVERAGE, settings["control_first"], settings["control_every"], settings["control_placement"],
-        settings["early_control_items"], settings["early_control_every"],
-    )
-    if settings["control_source"] == IMPORTED or sentences < covered:
-        settings["early_control_items"] = 0
 
 
 def settings_of(campaign):
@@ -358,7 +343,6 @@ def read_campaign(folder):
     if data.get("reference"):
         display, references = _read_lines(folder, _require(data, "reference"), "reference")
         _same_length(display, references, source_file, sources)
-    _early_window(settings, data.get("settings", {}), len(sources))
     problem = protocol.check_settings(settings, has_references=references is not None)
     if problem:
         raise CampaignFormatError("campaign.toml", None, problem)

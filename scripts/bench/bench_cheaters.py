@@ -27,12 +27,11 @@ the same on the imported pool of 20 controls (the rule before issue 28).
 import argparse
 import os
 import random
-import sqlite3
 import sys
 import time
 
 from harness import CONTROLS, SLUG, Server, bozka_env, flask, log, machine_busy, scratch, table, write_campaign
-from players import Player, learn, learned_right, play_all, published_tickets
+from players import Player, holds, learn, learned_right, play_all, published_tickets
 
 
 def players(honest, honest_items, seed=1):
@@ -53,13 +52,6 @@ def instance(workdir, sentences, control_source):
         handle.write(f'[settings]\ncontrol_source = "{control_source}"\n')
     log(f"  {flask(['campaign', 'import', folder], env)}")
     return env, os.path.join(workdir, "instance", "bozka.sqlite3")
-
-
-def holds(database):
-    with sqlite3.connect(database) as connection:
-        rows = connection.execute("SELECT u.username, p.held_reason, p.dismissed_reason FROM participations p "
-                                  "JOIN users u ON u.id = p.user_id").fetchall()
-    return {name: (held, dismissed) for name, held, dismissed in rows}
 
 
 def per_ticket(group, published):

@@ -23,8 +23,8 @@ import threading
 import time
 
 from harness import ROOT, Server, bozka_env, flask, log, machine_busy, scratch, table
-from players import published_tickets
-from players_da import BOTS, DEMO_QUALITY, Player, play_all, read_campaign
+from players import holds, play_all, published_tickets
+from players_da import BOTS, DEMO_QUALITY, Player, read_campaign
 
 DEMO = os.path.join(ROOT, "app", "demo", "en-eu-da")
 DEMO_SLUG = "demo-en-eu-da"
@@ -50,13 +50,6 @@ def big_campaign(folder, sentences=400):
     with open(os.path.join(folder, "campaign.toml"), "w", encoding="utf-8") as handle:
         handle.write(manifest)
     return folder
-
-
-def holds(database):
-    with sqlite3.connect(database) as connection:
-        rows = connection.execute("SELECT u.username, p.held_reason, p.dismissed_reason FROM participations p "
-                                  "JOIN users u ON u.id = p.user_id").fetchall()
-    return {name: (held, dismissed) for name, held, dismissed in rows}
 
 
 def item_kinds(database, names):

@@ -170,11 +170,26 @@ def main(argv=None):
                         help="the campaign's protocol (da: one translation scored 0-100, with quality-control items)")
     parser.add_argument("--next-sizes", type=lambda s: [int(x) for x in s.split(",")], default=[500, 50000],
                         help="campaign sizes for the next-item timing (multiples of 500)")
+    parser.add_argument("--history", type=int, default=40,
+                        help="items each volunteer has answered before the next-item timing (a community's "
+                             "keenest: 5000)")
+    parser.add_argument("--next-volunteers", type=int, default=30, help="volunteers of the next-item timing")
+    parser.add_argument("--next-only", action="store_true", help="only the next-item timing (no HTTP)")
     args = parser.parse_args(argv)
     started, busy = time.time(), machine_busy()
     with scratch() as workdir:
-        results, check, command = judging(args, workdir)
-        times = next_item(args.next_sizes, workdir, args.protocol)
+        results = None if args.next_only else judging(args, workdir)
+        times = next_item(args.next_sizes, workdir, args.protocol, args.next_volunteers, args.history)
+    if results is None:
+        print(f"\nNext item in-process (assignment.serve_next, then a rollback), microseconds; {args.protocol}, "
+              f"{args.next_volunteers} volunteers who have answered {args.history:,} items each; "
+              f"{busy:.0f} % busy before the run")
+        table(["sentences x 5 systems", "calls", "p50", "p95"],
+              [[f"{size:,}", len(v), fmt(percentile(v, 50)), fmt(percentile(v, 95))] for size, v in times.items()])
+        print(f"\nCommand: .venv/bin/python scripts/bench/bench_judging.py {' '.join(sys.argv[1:])}; "
+              f"{time.time() - started:.0f} s")
+        return
+    results, check, command = results
 
     print(f"\nJudging over HTTP: {os.cpu_count()} cores, {busy:.0f} % busy before the run; campaign of "
           f"{args.sentences:,} sentences x 5 systems, {args.protocol}; both servers run `{command}` (ceiling: ceiling:app)\n")

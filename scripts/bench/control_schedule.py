@@ -11,9 +11,11 @@ item). A guesser tosses a coin on every item, its first controls included;
 an honest volunteer answers the first controls right and misses a share q of
 the later ones, q spread evenly over 10-20 % (the scripted players' honest
 volunteers, scripts/bench/players.py). Prints, for each schedule, the
-controls among a new volunteer's first 40 items, the share of guessers
-still playing after 40 answers, and the share of honest volunteers
-dismissed within ``--horizon`` items.
+controls among a new volunteer's first 40 items, their test answers in
+the first 30 (the side and "equal" signs that hold a bot read at least
+``hold_min_tests``, 20), the share of guessers still playing after 40
+answers, and the share of honest volunteers dismissed within
+``--horizon`` items.
 """
 import argparse
 import os
@@ -28,9 +30,9 @@ from app.services import quality  # noqa: E402
 
 RULES = dict(first=2, check_every=10, cutoff=Fraction(1, 3))
 SCHEDULES = [  # (label, early_items, early_every)
-    ("paper: 2 first, then 1 in 5", 0, 2),
+    ("the paper's (default): 2 first, then 1 in 5", 0, 2),
     ("first 40 items 1 in 3", 40, 3),
-    ("first 40 items 1 in 2 (default)", 40, 2),
+    ("first 40 items 1 in 2", 40, 2),
 ]
 
 
@@ -58,7 +60,7 @@ def stopped(early_items, early_every, miss, horizon, first_right):
         dismissed[position] = out * alive
         if position == check_every and not first_right:
             dismissed[position] += 1 - alive
-    return controls[40], dismissed
+    return controls, dismissed
 
 
 def main():
@@ -67,14 +69,13 @@ def main():
     args = parser.parse_args()
     rows = []
     for label, early_items, early_every in SCHEDULES:
-        in_40, guesser = stopped(early_items, early_every, 0.5, 40, first_right=False)
+        controls, guesser = stopped(early_items, early_every, 0.5, 40, first_right=False)
         misses = [0.10 + 0.01 * step for step in range(11)]
         honest = sum(sum(stopped(early_items, early_every, miss, args.horizon, True)[1].values())
                      for miss in misses) / len(misses)
-        rows.append([label, in_40, f"{1 - sum(guesser.values()):.1%}", f"{honest:.1%}"])
-    table(["schedule", "controls in items 1-40", "guessers past 40 answers",
-           f"honest dismissed within {args.horizon}"], rows)
-
+        rows.append([label, controls[40], 30 - controls[30], f"{1 - sum(guesser.values()):.1%}", f"{honest:.1%}"])
+    table(["schedule", "controls in items 1-40", "test answers in items 1-30 (the signs read 20)",
+           "guessers past 40 answers", f"honest dismissed within {args.horizon}"], rows)
 
 if __name__ == "__main__":
     main()

@@ -11,6 +11,7 @@ whether they were held, their tickets.
 """
 import random
 import re
+import sqlite3
 import threading
 import time
 from dataclasses import dataclass, field
@@ -64,6 +65,13 @@ class Player:
         if rng.random() < self.equal_share:
             return "equal"
         return rng.choice(("left", "right"))
+
+    def answer(self, item, controls, answered, rng):
+        return {"choice": self.choose(item, controls, answered, rng)}
+
+    @staticmethod
+    def saw(data):
+        return data["counted"], data["held"], data["answered"], data["new_ticket"]
 
     def knowledge_choice(self, item):
         """The side the learner believes is a known control's better one, or None (it guesses)."""
@@ -143,8 +151,11 @@ def confirm(session, player, read_log, timeout=60):
     raise RuntimeError(f"no confirmation link for {player.name} in the server's log")
 
 
-def play(base, slug, player, controls, address, seed, read_log):
-    """Register and confirm, then judge ``player.items`` items (or until there is nothing left)."""
+def play(base, slug, player, context, address, seed, read_log):
+    """Register and confirm, then judge ``player.items`` items (or until there
+    is nothing left, or the player is dismissed). The player decides how long
+    to wait (``wait``), what to send (``answer``, given ``context``: the
+    controls here, the texts in players_da.py) and what it saw (``saw``)."""
     rng = random.Random(seed)
     session = register(base, slug, player, address)
     confirm(session, player, read_log)
@@ -153,19 +164,21 @@ def play(base, slug, player, controls, address, seed, read_log):
         if item is None:
             break
         time.sleep(player.wait(item, rng))
-        choice = player.choose(item, controls, answered, rng)
-        response = session.post(f"{base}/c/{slug}/api/judgment", json={"token": item["token"], "choice": choice},
+        response = session.post(f"{base}/c/{slug}/api/judgment",
+                                json={"token": item["token"], **player.answer(item, context, answered, rng)},
                                 timeout=60)
         response.raise_for_status()
         data = response.json()
-        player.seen.append((data["counted"], data["held"], data["answered"], data["new_ticket"]))
+        player.seen.append(player.saw(data))
         player.tickets = data["tickets"]
         player.status = data["status"]
         item = data["item"]
+        if player.status == "dismissed":
+            break
     player.status = "done" if player.status == "accepted" else player.status
 
 
-def play_all(base, slug, players, controls, read_log, first_address=10):
+def play_all(base, slug, players, context, read_log, first_address=10):
     """Every player at once, a thread each (they mostly wait); errors are raised after all have ended.
     ``read_log()``: the server's log so far (for the confirmation links)."""
     errors = []
@@ -173,7 +186,7 @@ def play_all(base, slug, players, controls, read_log, first_address=10):
     def run(number, player):
         try:
             # One /24 network each: the registration limits hold per address and per network.
-            play(base, slug, player, controls, f"10.{first_address + number // 250}.{number % 250}.1", number,
+            play(base, slug, player, context, f"10.{first_address + number // 250}.{number % 250}.1", number,
                  read_log)
         except Exception as exc:  # reported below, with the player
             errors.append(f"{player.name}: {exc!r}")
@@ -186,6 +199,14 @@ def play_all(base, slug, players, controls, read_log, first_address=10):
         thread.join()
     if errors:
         raise RuntimeError("; ".join(errors[:5]))
+
+
+def holds(database):
+    """{username: (held reason, dismissed reason)} from a SQLite site's database."""
+    with sqlite3.connect(database) as connection:
+        rows = connection.execute("SELECT u.username, p.held_reason, p.dismissed_reason FROM participations p "
+                                  "JOIN users u ON u.id = p.user_id").fetchall()
+    return {name: (held, dismissed) for name, held, dismissed in rows}
 
 
 def published_tickets(base, slug):

@@ -2,9 +2,9 @@
 over HTTP: bots that game Graham et al.'s quality control, and honest
 volunteers. Used by ``bench_da_cheaters.py`` and tests/e2e/test_e2e_da_players.py.
 
-A player registers and confirms through the pages (``players.register``,
-``players.confirm``), then scores through the JSON API as the slider page
-does. What it saw is kept, one entry per answer: whether it counted,
+A player plays as the pairwise players do (``players.play_all``: it registers
+and confirms through the pages), scoring through the JSON API as the slider
+page does. What it saw is kept, one entry per answer: whether it counted,
 whether it was held, its tickets.
 
 The bots (``Player.kind``):
@@ -19,12 +19,7 @@ An honest volunteer knows what each text is (``Texts``): a system's output
 scored by that system's quality, the reference high, a bad reference
 ``drop`` points below its original on average, all with some noise.
 """
-import random
-import threading
-import time
 from dataclasses import dataclass, field
-
-from players import confirm, register
 
 BOTS = ("always50", "copy", "source", "learner")
 
@@ -60,6 +55,16 @@ class Player:
             value = texts.judge(source, shown, self, rng)
         self.memory.setdefault(source, (shown, value))
         return int(round(min(100, max(0, value))))
+
+    def wait(self, item, rng):
+        return rng.uniform(*self.pace)
+
+    def answer(self, item, texts, answered, rng):
+        return {"score": self.score(item, texts, rng)}
+
+    @staticmethod
+    def saw(data):
+        return data["counted"], data["held"], data["answered"], len(data["tickets"])
 
     def held_by(self):
         """The answer (1-based) after which the player was first told they were held, or None."""
@@ -114,46 +119,3 @@ def quality_files(quality):
 # The demo DA campaign (app/demo/en-eu-da): system name -> (file stem, how good an honest reader finds it).
 DEMO_QUALITY = {"Neural": ("neural", 85), "Statistical": ("statistical", 65), "RuleBased": ("rulebased", 45),
                 "WordByWord": ("wordbyword", 20)}
-
-
-def play(base, slug, player, texts, address, seed, read_log):
-    """Register and confirm, then score ``player.items`` items (or until there is nothing left)."""
-    rng = random.Random(seed)
-    session = register(base, slug, player, address)
-    confirm(session, player, read_log)
-    item = session.get(f"{base}/c/{slug}/api/item", timeout=30).json()["item"]
-    for _answered in range(player.items):
-        if item is None:
-            break
-        time.sleep(rng.uniform(*player.pace))
-        response = session.post(f"{base}/c/{slug}/api/judgment",
-                                json={"token": item["token"], "score": player.score(item, texts, rng)}, timeout=60)
-        response.raise_for_status()
-        data = response.json()
-        player.seen.append((data["counted"], data["held"], data["answered"], len(data["tickets"])))
-        player.tickets = data["tickets"]
-        player.status = data["status"]
-        item = data["item"]
-        if player.status == "dismissed":
-            break
-    player.status = "done" if player.status == "accepted" else player.status
-
-
-def play_all(base, slug, players, texts, read_log, first_address=10):
-    """Every player at once, a thread each; errors are raised after all have ended."""
-    errors = []
-
-    def run(number, player):
-        try:
-            # One network per player: limits per address or per network count them apart.
-            play(base, slug, player, texts, f"10.{first_address + number // 250}.{number % 250}.1", number, read_log)
-        except Exception as exc:  # reported below, with the player
-            errors.append(f"{player.name}: {exc!r}")
-
-    threads = [threading.Thread(target=run, args=(n, p), daemon=True) for n, p in enumerate(players)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    if errors:
-        raise RuntimeError("; ".join(errors[:5]))

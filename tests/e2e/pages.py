@@ -94,6 +94,25 @@ def number_in(locator):
     return int(re.sub(r"\D", "", locator.inner_text()))
 
 
+def set_end_and_commit(dash, base_url, slug, ends_at, beacon, beacon_at):
+    """On the dashboard: the campaign's end, saved, then the raffle's
+    commitment naming ``beacon`` published at ``beacon_at``. Returns the
+    committed seed hash the dashboard shows."""
+    dash.goto(f"{base_url}/organiser/c/{slug}/")
+    unfold(dash, "Campaign")
+    dash.locator("form[action$='/status'] [name=ends_at]").fill(ends_at.strftime("%Y-%m-%dT%H:%M"))
+    dash.locator("form[action$='/status'] button[type=submit]").click()
+    expect(dash.locator(".flash-info")).to_be_visible()
+    unfold(dash, "Raffle")
+    commit = dash.locator("form[action$='/raffle/commit']")
+    commit.locator("[name=beacon]").fill(beacon)
+    commit.locator("[name=beacon_at]").fill(beacon_at.strftime("%Y-%m-%dT%H:%M:%S"))
+    commit.locator("button[type=submit]").click()
+    seed = dash.locator("code.hash").first.inner_text().strip()
+    assert re.fullmatch(r"[0-9a-f]{64}", seed)
+    return seed
+
+
 def unfold(page, title):
     """Open a dashboard section (a <details>) by its heading, if folded."""
     fold = page.locator("details.fold", has=page.locator("summary h2", has_text=re.compile(rf"^{re.escape(title)}$")))

@@ -9,8 +9,8 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts", "bench"))
-from players import published_tickets  # noqa: E402
-from players_da import DEMO_QUALITY, Player, play_all, read_campaign  # noqa: E402
+from players import play_all, published_tickets  # noqa: E402
+from players_da import DEMO_QUALITY, Player, read_campaign  # noqa: E402
 
 SLUG = "demo-en-eu-da"
 

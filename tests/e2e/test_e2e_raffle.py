@@ -21,7 +21,7 @@ from sqlalchemy import create_engine, text
 
 from e2e.conftest import ROOT
 from e2e.i18n_pages import log_in
-from e2e.pages import DESKTOP, PASSWORD, unfold
+from e2e.pages import DESKTOP, PASSWORD, set_end_and_commit, unfold
 
 SLUG = "e2e-raffle"
 ORGANISER = ("raffle.organiser", "raffle.organiser@example.org")
@@ -101,20 +101,10 @@ def test_a_raffle_nobody_can_steer_as_served(browser, live_server, site_cli, sit
 
         # The organiser sets the end (about a minute away) and commits, naming a beacon 5 s after it.
         log_in(dash, live_server, ORGANISER[1])
-        dash.goto(f"{live_server}/organiser/c/{SLUG}/")
-        unfold(dash, "Campaign")
         now = datetime.now(timezone.utc).replace(tzinfo=None)
         ends_at = (now + timedelta(seconds=100)).replace(second=0, microsecond=0)
-        dash.locator("form[action$='/status'] [name=ends_at]").fill(ends_at.strftime("%Y-%m-%dT%H:%M"))
-        dash.locator("form[action$='/status'] button[type=submit]").click()
-        said(dash, "info", "Campaign saved")
-        unfold(dash, "Raffle")
         beacon_at = ends_at + timedelta(seconds=5)
-        dash.locator("form[action$='/raffle/commit'] [name=beacon]").fill("the e2e beacon, round 1")
-        dash.locator("form[action$='/raffle/commit'] [name=beacon_at]").fill(beacon_at.strftime("%Y-%m-%dT%H:%M:%S"))
-        dash.locator("form[action$='/raffle/commit'] button[type=submit]").click()
-        seed = dash.locator("code.hash").first.inner_text().strip()
-        assert re.fullmatch(r"[0-9a-f]{64}", seed)
+        seed = set_end_and_commit(dash, live_server, SLUG, ends_at, "the e2e beacon, round 1", beacon_at)
         owners = give_tickets(site_database)
 
         # Before the close: a void is possible, and public with its time.

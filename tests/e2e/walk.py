@@ -30,7 +30,7 @@ from sqlalchemy.pool import NullPool
 
 from e2e.i18n_pages import (DESKTOP, PASSWORD, PHONE, answer_for, choose_language, controls, fill_registration, log_in,
                             new_context, register)
-from e2e.pages import unfold
+from e2e.pages import set_end_and_commit, unfold
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PAIRWISE, URDU, DA = "demo-en-eu", "demo-en-ur", "demo-en-eu-da"
@@ -318,19 +318,10 @@ BEACON = "walk beacon: 7 12 33 41 48"  # what the organiser reads at the named b
 def organiser_sets_up_the_raffle(dash, site):
     """The end time, then the commitment naming a beacon published 10 s after
     the end, before anyone has a ticket. Returns (seed, the beacon's time)."""
-    dash.goto(f"{site.url}/organiser/c/{PAIRWISE}/")
-    unfold(dash, "Campaign")
     ends_at = end_soon(45)  # after the walk's pairwise judging (about 20 s); the draw waits for it
-    dash.locator("form[action$='/status'] [name=ends_at]").fill(ends_at.strftime("%Y-%m-%dT%H:%M"))
-    dash.locator("form[action$='/status'] button[type=submit]").click()
-    said_done(dash)
-    unfold(dash, "Raffle")
     beacon_at = ends_at + timedelta(seconds=10)
-    dash.locator("form[action$='/raffle/commit'] [name=beacon]").fill("the walk's beacon, round 1")
-    dash.locator("form[action$='/raffle/commit'] [name=beacon_at]").fill(beacon_at.strftime("%Y-%m-%dT%H:%M:%S"))
-    dash.locator("form[action$='/raffle/commit'] button[type=submit]").click()
-    seed = dash.locator("code.hash").first.inner_text().strip()
-    assert re.fullmatch(r"[0-9a-f]{64}", seed)
+    seed = set_end_and_commit(dash, site.url, PAIRWISE, ends_at, "the walk's beacon, round 1", beacon_at)
+    said_done(dash)
     # No draw while the campaign is open (checked now, 45 s before its end, whatever the machine's load).
     dash.goto(f"{site.url}/organiser/c/{PAIRWISE}/")
     unfold(dash, "Raffle")

@@ -23,3 +23,17 @@ def limited_app(tmp_path):
         yield app
         db.session.remove()
         db.engine.dispose()
+
+
+@pytest.fixture(scope="module")
+def live():
+    """The site served as ``make run`` serves it, for one test module (a
+    module that needs other settings defines its own ``live``)."""
+    from test_security_faults_live import Site
+
+    site = Site()
+    try:
+        site.start()
+        yield site
+    finally:
+        site.remove()

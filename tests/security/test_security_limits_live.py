@@ -12,21 +12,11 @@ import time
 import pytest
 import requests
 
-from test_security_faults_live import Site, Volunteer
+from test_security_faults_live import Volunteer
 
 MB = 1024 * 1024
 BODY = 100 * MB
 PIECE = b"x" * MB
-
-
-@pytest.fixture(scope="module")
-def live():
-    site = Site()
-    try:
-        site.start()
-        yield site
-    finally:
-        site.remove()
 
 
 @pytest.fixture(scope="module")

@@ -4,22 +4,11 @@ cookie) copied before logout opens no page and no Socket.IO connection
 after it; a new password ends the copies too."""
 import subprocess
 
-import pytest
 import requests
 import socketio as python_socketio
 
 from e2e.conftest import ROOT, flask_command
-from test_security_faults_live import PASSWORD, SLUG, Site, Volunteer
-
-
-@pytest.fixture(scope="module")
-def live():
-    site = Site()
-    try:
-        site.start()
-        yield site
-    finally:
-        site.remove()
+from test_security_faults_live import PASSWORD, SLUG, Volunteer
 
 
 def copy_of(session):

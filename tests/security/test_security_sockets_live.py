@@ -6,21 +6,10 @@ of its own closes the account's sockets."""
 import subprocess
 import time
 
-import pytest
 import socketio as python_socketio
 
 from e2e.conftest import ROOT, flask_command
-from test_security_faults_live import SLUG, Site, Volunteer
-
-
-@pytest.fixture(scope="module")
-def live():
-    site = Site()
-    try:
-        site.start()
-        yield site
-    finally:
-        site.remove()
+from test_security_faults_live import SLUG, Volunteer
 
 
 def connect(site, volunteer):
