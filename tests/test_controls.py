@@ -215,7 +215,7 @@ def test_generated_controls_are_each_volunteers_own_and_never_a_sentence_they_ju
     schedules, sides = [], set()
     for n in range(3):
         participation = _volunteer(campaign, n)
-        _play(campaign, participation, 30)
+        _play(campaign, participation, 30, start=utcnow() - timedelta(hours=3))  # in the past: exported
         items = _items(participation)
         controls = [item for item in items if item.is_control]
         assert [c.position for c in controls] == [1, 2, 5, 10, 15, 20, 25, 30]
@@ -235,6 +235,11 @@ def test_generated_controls_are_each_volunteers_own_and_never_a_sentence_they_ju
     assert len(set(schedules)) == 3 and sides == {True, False}
     # The pool was never served.
     assert not db.session.scalar(select(Item.id).where(Item.control_id.in_(pool)))
+    # The export names a generated control by its own id (it has no line in controls.tsv).
+    from app.services import export
+    labels = {row["sentence_id"] for row in export.judgment_rows(export.source(campaign), db.engine)
+              if row["system_a"] == export.BETTER}
+    assert len(labels) == 24 and all(re.fullmatch(r"control-g\d+", label) for label in labels)
 
 
 def test_a_generated_control_is_made_while_the_volunteer_has_one_sentence_left(app, make_campaign):

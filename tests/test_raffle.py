@@ -493,6 +493,7 @@ def test_after_the_close_no_void_no_reopening_no_hold_cleared(app, make_campaign
     page = organiser.post(f"/organiser/c/test/volunteer/{mikel.id}/clear-hold", follow_redirects=True,
                           data={"csrf_token": token}).get_data(as_text=True)
     assert "its raffle&#39;s ticket list is frozen until the draw" in page
+    assert "Clear the hold" not in page and "/clear-hold" not in page  # the page says why, with no button
     # A dismissal after the close voids nothing: the list stays as it froze.
     page = organiser.post(f"/organiser/c/test/volunteer/{mikel.id}/dismiss", follow_redirects=True,
                           data={"csrf_token": token, "reason": "late"}).get_data(as_text=True)

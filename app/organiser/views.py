@@ -266,6 +266,7 @@ def volunteer(slug, participation_id):
     db.session.commit()
     return render_template("organiser/volunteer.html", campaign=campaign, record=record,
                            void_refused=review.void_refused(campaign, utcnow()),
+                           clear_refused=review.clear_refused(campaign, utcnow()),
                            post_form=PostForm(), dismiss_form=DismissForm())
 
 

@@ -119,7 +119,8 @@ def _judgment_batch(campaign, batch, flags, pseudonyms, kind):
         if control_id is not None:
             system_a, system_b = BETTER, WORSE
             left, right = (BETTER, WORSE) if better_left else (WORSE, BETTER)
-            sentence_id = f"control-{control_number}"
+            # A generated control has no line in controls.tsv: its own id (docs/export-format.md).
+            sentence_id = f"control-{control_number}" if control_number is not None else f"control-g{control_id}"
         else:
             system_a, system_b = names[a_id], names[b_id]
             left, right = names[left_id], names[right_id]

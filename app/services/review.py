@@ -194,6 +194,15 @@ def held_volunteers(campaign):
     ).all()
 
 
+def clear_refused(campaign, now):
+    """Why no hold of the campaign can be cleared now, or None (the
+    organiser's page hides the button when there is a reason)."""
+    if raffle.list_frozen(campaign, now):
+        return _l("The campaign has closed: its raffle's ticket list is frozen until the draw, and "
+                  "clearing the hold would change it. Clear it after the draw.")
+    return None
+
+
 def clear_hold(participation, now=None):
     """Let a held volunteer back into the ranking and the ticket list; the
     signs start again from the next answers (their counters back to 0)."""
@@ -201,9 +210,9 @@ def clear_hold(participation, now=None):
         raise ReviewError(_l("This volunteer was dismissed: there is no hold to clear."))
     if not participation.is_held:
         raise ReviewError(_l("This volunteer is not held."))
-    if raffle.list_frozen(participation.campaign, now or utcnow()):
-        raise ReviewError(_l("The campaign has closed: its raffle's ticket list is frozen until the draw, and "
-                             "clearing the hold would change it. Clear it after the draw."))
+    refused = clear_refused(participation.campaign, now or utcnow())
+    if refused is not None:
+        raise ReviewError(refused)
     participation.held_at = None
     participation.held_reason = None
     participation.tests_left = participation.tests_right = participation.tests_equal = 0

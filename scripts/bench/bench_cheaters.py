@@ -2,7 +2,7 @@
 raffle ticket or a ranking place.
 
     .venv/bin/python scripts/bench/bench_cheaters.py [--honest 200] [--honest-items 30]
-        [--throwaway 200] [--learners 5] [--harvest] [--controls generated|imported]
+        [--throwaway 200] [--learners 5] [--harvest] [--controls generated|imported] [--early-controls K]
 
 Bozka served as ``make run`` serves it (one gevent worker, SQLite), a
 generated campaign with the default settings (reading floor, signs, a
@@ -43,13 +43,14 @@ def players(honest, honest_items, seed=1):
     return cheaters, people
 
 
-def instance(workdir, sentences, control_source):
-    """A fresh SQLite instance with the generated campaign, its controls from ``control_source``."""
+def instance(workdir, sentences, control_source, early_controls=0):
+    """A fresh SQLite instance with the generated campaign, its controls from
+    ``control_source``, one in 2 up to item ``early_controls`` (0: none)."""
     env = bozka_env(os.path.join(workdir, "instance"), BOZKA_PROXIES="1")
     flask(["db", "upgrade"], env)
     folder = write_campaign(os.path.join(workdir, "campaign"), sentences)
     with open(os.path.join(folder, "campaign.toml"), "a", encoding="utf-8") as handle:
-        handle.write(f'[settings]\ncontrol_source = "{control_source}"\n')
+        handle.write(f'[settings]\ncontrol_source = "{control_source}"\nearly_control_items = {early_controls}\n')
     log(f"  {flask(['campaign', 'import', folder], env)}")
     return env, os.path.join(workdir, "instance", "bozka.sqlite3")
 
@@ -76,12 +77,14 @@ def main(argv=None):
     parser.add_argument("--learner-items", type=int, default=60)
     parser.add_argument("--harvest", action="store_true", help="the throwaways keep every translation shown too")
     parser.add_argument("--controls", choices=("generated", "imported"), default="generated")
+    parser.add_argument("--early-controls", type=int, default=0, metavar="K",
+                        help="one control in 2 in a new volunteer's first K items (docs/campaign-format.md)")
     args = parser.parse_args(argv)
     busy = machine_busy()
     cheaters, people = players(args.honest, args.honest_items)
     started = time.time()
     with scratch() as workdir:
-        env, database = instance(workdir, 1000, args.controls)
+        env, database = instance(workdir, 1000, args.controls, args.early_controls)
         with Server(env, workdir) as server:
             def read_log():
                 with open(server.log_path, encoding="utf-8", errors="replace") as handle:

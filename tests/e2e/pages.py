@@ -103,6 +103,7 @@ def set_end_and_commit(dash, base_url, slug, ends_at, beacon, beacon_at):
     dash.locator("form[action$='/status'] [name=ends_at]").fill(ends_at.strftime("%Y-%m-%dT%H:%M"))
     dash.locator("form[action$='/status'] button[type=submit]").click()
     expect(dash.locator(".flash-info")).to_be_visible()
+    expect(dash.locator(".flash-error")).to_have_count(0)
     unfold(dash, "Raffle")
     commit = dash.locator("form[action$='/raffle/commit']")
     commit.locator("[name=beacon]").fill(beacon)

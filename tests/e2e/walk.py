@@ -321,7 +321,6 @@ def organiser_sets_up_the_raffle(dash, site):
     ends_at = end_soon(45)  # after the walk's pairwise judging (about 20 s); the draw waits for it
     beacon_at = ends_at + timedelta(seconds=10)
     seed = set_end_and_commit(dash, site.url, PAIRWISE, ends_at, "the walk's beacon, round 1", beacon_at)
-    said_done(dash)
     # No draw while the campaign is open (checked now, 45 s before its end, whatever the machine's load).
     dash.goto(f"{site.url}/organiser/c/{PAIRWISE}/")
     unfold(dash, "Raffle")
