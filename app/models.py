@@ -209,6 +209,8 @@ class Sentence(db.Model):
         UniqueConstraint("campaign_id", "number"),
         # The next-item query walks this index: open sentences, fullest first.
         Index("ix_sentences_next", "campaign_id", "is_open", text("collected DESC"), "id"),
+        # DA's new sources walk this one: open sentences, emptiest first (protocols/da.py).
+        Index("ix_sentences_emptiest", "campaign_id", "is_open", "pending", "id"),
     )
     id = db.Column(db.Integer, primary_key=True)
     campaign_id = db.Column(db.Integer, db.ForeignKey("campaigns.id"), nullable=False)

@@ -95,7 +95,8 @@ def serve(campaign, participation, position, rng):
     seed = quality.volunteer_seed(campaign.pseudonym_salt, participation.id)
     early = da_quality.is_early(position, campaign.raffle_every)
     distance = da_quality.EARLY_DISTANCE if early else campaign.qc_distance
-    params = {"participation_id": participation.id, "latest": position - distance}
+    params = {"participation_id": participation.id, "latest": position - distance,
+              "earliest": position - distance - SEEN_WINDOW}
     if (da_quality.is_early_quality_position(position, campaign.raffle_every, seed) if early
             else da_quality.is_quality_position(position, campaign.qc_share, seed)):
         fields = _serve_quality(campaign, params, position, seed, early)
@@ -140,6 +141,9 @@ def _serve_test(campaign, participation, params, position, rng):
 
 _quality_item = aliased(Item)
 _mine = aliased(Item)
+# How far back (items before ``latest``) the statements below look among the
+# volunteer's own items: their cost stays flat however many they have answered.
+SEEN_WINDOW = 200
 # The volunteer's earliest scored test item, at least ``distance`` items
 # back, that has no quality-control item yet (one statement).
 _DUE_ORIGINAL = (
@@ -152,7 +156,7 @@ _DUE_ORIGINAL = (
         Item.slot_id.is_not(None),
         Item.answered_at.is_not(None),
         Item.discarded_at.is_(None),
-        Item.position <= bindparam("latest"),
+        Item.position <= bindparam("latest"), Item.position > bindparam("earliest"),
         ~exists().where(_quality_item.original_item_id == Item.id),
     )
     .order_by(Item.position)
@@ -172,7 +176,7 @@ _REVISIT = (
     .select_from(Item)
     .join(Slot, Slot.sentence_id == Item.sentence_id)
     .where(Item.participation_id == bindparam("participation_id"), Item.position <= bindparam("latest"),
-           _open_slot, ~_had_output)
+           Item.position > bindparam("earliest"), _open_slot, ~_had_output)
     .order_by(Item.position, Slot.pending)
     .limit(1)
 )
@@ -194,8 +198,8 @@ _FRESH_DEGRADABLE = (
     .limit(1)
 )
 # The emptiest open slot of the emptiest open sentence the volunteer has not
-# seen: (sentence, system). Reads every open sentence of the campaign (no
-# index orders by room left): a few thousand rows at most in a DA campaign.
+# seen: (sentence, system). Walks ix_sentences_emptiest in order, so it stops
+# at the first such sentence instead of sorting every open one.
 _EMPTIEST_FRESH = (
     select(Slot.sentence_id, Slot.system_a_id)
     .join(Sentence, Sentence.id == Slot.sentence_id)
@@ -212,24 +216,28 @@ _DUE_REVERSED = (
         Item.participation_id == bindparam("participation_id"),
         Item.qc_kind == da_quality.BAD_REFERENCE,
         Item.original_item_id.is_(None),
-        Item.position <= bindparam("latest"),
+        Item.position <= bindparam("latest"), Item.position > bindparam("earliest"),
+        # Its original as a test item (qc_kind NULL: "slot_id IS NOT NULL" would lead the planner to
+        # the partial slot index, which reads all the volunteer's items for each candidate).
         ~exists().where(_mine.participation_id == Item.participation_id, _mine.sentence_id == Item.sentence_id,
-                        _mine.left_system_id == Item.left_system_id, _mine.slot_id.is_not(None)),
+                        _mine.left_system_id == Item.left_system_id, _mine.qc_kind.is_(None)),
     )
     .order_by(Item.position)
     .limit(1)
 )
 
 
-_HAS_REFERENCES = select(Sentence.id).where(
-    Sentence.campaign_id == bindparam("campaign_id"), Sentence.reference.is_not(None)).limit(1)
+# References are imported for every sentence or for none: the first one says
+# (through the (campaign, number) index, not a scan of the campaign).
+_HAS_REFERENCES = select(Sentence.reference.is_not(None)).where(
+    Sentence.campaign_id == bindparam("campaign_id")).order_by(Sentence.number).limit(1)
 
 
 def _serve_quality(campaign, params, position, seed, early):
     """A quality-control item, or None when none can be made now. Before the
     first ticket every one is a bad reference (the early checks read them)."""
     # The reference as a translation only where it is not the context shown.
-    references = campaign.da_context != "reference" and execute(_HAS_REFERENCES, {"campaign_id": campaign.id}).first()
+    references = campaign.da_context != "reference" and execute(_HAS_REFERENCES, {"campaign_id": campaign.id}).scalar()
     kind = da_quality.BAD_REFERENCE if early else da_quality.quality_kind(seed, position, bool(references))
     if kind == da_quality.BAD_REFERENCE and da_quality.bad_reference_first(seed, position):
         # An unseen source first: quality control then comes as often with a
