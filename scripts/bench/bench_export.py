@@ -49,7 +49,7 @@ def build_export_campaign(workdir, env, database, judgments, per_volunteer, seed
     from sqlalchemy import create_engine, insert, text
 
     from app.models import Item, Participation, User
-    from app.services.names import skeleton
+    from app.services.names import email_key, skeleton
     from app.services.quality import CONTROL_FAILURE_RATE, is_control_position
 
     volunteers = -(-judgments // per_volunteer)
@@ -101,7 +101,8 @@ def build_export_campaign(workdir, env, database, judgments, per_volunteer, seed
             joined = start + timedelta(seconds=rng.uniform(0, 30 * 86400))
             dismissed = rng.random() < 0.02
             count = min(per_volunteer, judgments - v * per_volunteer)
-            users.append({"id": user_id, "email": f"{name}@bench.example.org", "username": name,
+            email = f"{name}@bench.example.org"
+            users.append({"id": user_id, "email": email, "email_key": email_key(email), "username": name,
                           "username_skeleton": skeleton(name), "password_hash": "-", "role": "volunteer",
                           "age_group": rng.choice(("18-25", "26-35", "36-45", "46-55", "56-65")),
                           "studies_level": rng.choice(("secondary", "vocational", "university", "other")),

@@ -21,7 +21,7 @@ from sqlalchemy import create_engine, text
 
 from e2e.conftest import ROOT
 from e2e.i18n_pages import log_in
-from e2e.pages import DESKTOP, PASSWORD, set_end_and_commit, unfold
+from e2e.pages import DESKTOP, PASSWORD, PHONE, no_sideways_scrolling, set_end_and_commit, unfold
 
 SLUG = "e2e-raffle"
 ORGANISER = ("raffle.organiser", "raffle.organiser@example.org")
@@ -80,7 +80,7 @@ def verify(draw, tickets, beacon):
                            "--tickets", tickets, "--beacon", beacon], capture_output=True, text=True, timeout=60)
 
 
-def test_a_raffle_nobody_can_steer_as_served(browser, live_server, site_cli, site_database, tmp_path):
+def test_a_raffle_nobody_can_steer_as_served(browser, live_server, site_cli, site_database, tmp_path, screenshots):
     site_cli("user", "create", "--role", "organiser", "--email", ORGANISER[1], "--username", ORGANISER[0],
              "--password", PASSWORD)
     site_cli("campaign", "import", campaign_folder(tmp_path), "--organiser", ORGANISER[0])
@@ -151,6 +151,13 @@ def test_a_raffle_nobody_can_steer_as_served(browser, live_server, site_cli, sit
         dash.locator("form[action$='/raffle/draw'] [name=prizes]").fill("2")
         dash.locator("form[action$='/raffle/draw'] button[type=submit]").click()
         said(dash, "info", "The raffle was drawn.")
+
+        # The public page after the draw: the beacon, the public void, the winners; on a phone and a desktop.
+        raffle_page.goto(f"{live_server}/c/{SLUG}/raffle")
+        for name, size in (("phone", PHONE), ("desktop", DESKTOP)):
+            raffle_page.set_viewport_size(size)
+            no_sideways_scrolling(raffle_page)
+            raffle_page.screenshot(path=f"{screenshots}/raffle-public-{name}.png", full_page=True)
 
         record = raffle_page.request.get(f"{live_server}/c/{SLUG}/raffle.json")
         assert record.ok and record.json()["draw"]["beacon_value"] == BEACON
