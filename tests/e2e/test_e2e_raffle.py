@@ -156,7 +156,7 @@ def test_a_raffle_nobody_can_steer_as_served(browser, live_server, site_cli, sit
         raffle_page.goto(f"{live_server}/c/{SLUG}/raffle")
         for name, size in (("phone", PHONE), ("desktop", DESKTOP)):
             raffle_page.set_viewport_size(size)
-            no_sideways_scrolling(raffle_page)
+            no_sideways_scrolling(raffle_page, size["width"])
             raffle_page.screenshot(path=f"{screenshots}/raffle-public-{name}.png", full_page=True)
 
         record = raffle_page.request.get(f"{live_server}/c/{SLUG}/raffle.json")
