@@ -264,9 +264,10 @@ def volunteer(slug, participation_id):
     # The page shows personal data (the email): who looked is on record.
     audit(current_user, "volunteer.view", campaign.slug, participation=participation_id)
     db.session.commit()
+    now = utcnow()
     return render_template("organiser/volunteer.html", campaign=campaign, record=record,
-                           void_refused=review.void_refused(campaign, utcnow()),
-                           clear_refused=review.clear_refused(campaign, utcnow()),
+                           void_refused=review.void_refused(campaign, now),
+                           clear_refused=review.clear_refused(campaign, now),
                            post_form=PostForm(), dismiss_form=DismissForm())
 
 
