@@ -424,6 +424,17 @@ def hold(site, participation):
                                 "WHERE id = :id"), {"id": participation})
 
 
+def wait_for_ticket(site, participation, judging, seconds=60):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        with database(site) as connection:
+            if connection.execute(text("SELECT count(*) FROM tickets WHERE participation_id = :id"),
+                                  {"id": participation}).scalar_one():
+                return
+        time.sleep(0.5)
+    raise AssertionError(f"no ticket after {judging.answered} answers through the API; last reply {judging.last}")
+
+
 def organiser_reviews(dash, site, slug, participation):
     """The suspicious-patterns page, a volunteer's page, clearing a hold, voiding a ticket, dismissing."""
     dash.goto(f"{site.url}/organiser/c/{slug}/suspicious")
@@ -510,6 +521,9 @@ def walk(browser, site, folder, screenshots):
         try:
             files = {slug: download_every_export(organiser, site, slug, visits, str(folder), judging)
                      for slug in (PAIRWISE, URDU, DA)}
+            # The organiser voids one of this volunteer's tickets below: however quick the
+            # downloads were, she judges on until she has one (ten counted answers).
+            wait_for_ticket(site, participation_id(site, URDU, "walk.miren"), judging)
         finally:
             judging.stop.set()
             judging.join(timeout=30)
