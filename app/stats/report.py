@@ -203,6 +203,31 @@ def win_matrix_rows(result) -> tuple[list[str], list[list]]:
     return headers, rows
 
 
+RANK_ORDERING_HEADERS = ["rank", "system", "score", "rank range", "cluster"]
+
+
+def rank_ordering_lines(result) -> list[str]:
+    """The --ordering table (TrueSkill or Expected Wins, WMT's rank ranges
+    and clusters); nothing when the ordering is Bradley-Terry's."""
+    r = result.get("rank_ordering")
+    if not r:
+        return []
+    if r["method"] == "trueskill":
+        title = (f"TrueSkill as WMT14-16 (mean mu of {r['runs']} runs, seed "
+                 f"{r['seed']}; 95% rank ranges over the runs)")
+    else:
+        title = (f"Expected Wins as WMT13 (ties left out; 95% rank ranges over "
+                 f"{r['runs']} resamples of the judgments, seed {r['seed']})")
+    rows = [[e["rank"], e["system"], f"{e['score']:+.3f}" if r["method"] == "trueskill"
+             else f"{e['score']:.3f}",
+             str(e["rank_low"]) if e["rank_low"] == e["rank_high"]
+             else f"{e['rank_low']}-{e['rank_high']}", e["cluster"]]
+            for e in r["systems"]]
+    clusters = "  >  ".join("{" + ", ".join(c) + "}" for c in r["clusters"])
+    return [title, table(RANK_ORDERING_HEADERS, rows, "rlrrr"),
+            printable(f"Clusters (ranges that do not overlap): {clusters}"), ""]
+
+
 # --------------------------------------------------------------------------
 # terminal
 
@@ -255,6 +280,8 @@ def text_report(result) -> str:
     out += [f"Bradley-Terry (all judgments, {ties}; "
             f"{rounds} bootstrap rounds over sentences, seed {s['seed']})",
             table(BT_HEADERS, bt_rows(result), "rl" + "r" * 7), ""]
+
+    out += rank_ordering_lines(result)
 
     headers, rows = win_matrix_rows(result)
     out += ["Win matrix (judgments in which the row system beat the column system)",
@@ -353,7 +380,7 @@ def _raw_rows(result):
         rel = detail["relations"][i] if i < len(detail["relations"]) else ""
         ordering.append([i + 1, name, rel, cluster_of[name], detail["copeland"][name]])
 
-    return {
+    tables = {
         "agreement.csv": agreement,
         "agreement_by_pair.csv": by_pair,
         "pairs.csv": pairs,
@@ -363,6 +390,11 @@ def _raw_rows(result):
         "win_matrix.csv": matrix,
         "tie_matrix.csv": ties,
     }
+    if result.get("rank_ordering"):
+        cols = ["rank", "system", "score", "sigma", "rank_low", "rank_high", "cluster"]
+        tables["rank_ordering.csv"] = [cols] + [[e[c] for c in cols] for e in
+                                                result["rank_ordering"]["systems"]]
+    return tables
 
 
 def write_csv(result, directory: str) -> list[str]:
