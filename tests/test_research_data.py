@@ -42,7 +42,6 @@ def test_an_answer_counts_when_no_flag_is_set_and_is_counted_under_its_first_rea
 
 def test_untested_rules():
     assert research.pairwise_untested(9, check_every=10) and not research.pairwise_untested(10, check_every=10)
-    assert research.da_untested(4, min_pairs=5) and not research.da_untested(5, min_pairs=5)
 
 
 # On the demo campaign.
@@ -215,7 +214,9 @@ def test_da_export_analysis_and_dashboard_count_the_same_scores(app, tmp_path):
     text = _export(campaign, "da-judgments")
     rows = list(csv.DictReader(io.StringIO(text)))
     exported = _by_reason(rows)
-    assert {"counted", "discarded", "held", "untested", "too_fast"} <= set(exported), exported
+    assert {"counted", "discarded", "held", "too_fast"} <= set(exported), exported
+    # A DA judge too new to be tested counts (issue 29): the analysis keeps and labels them.
+    assert "untested" not in exported
     summary = dashboard.summary(campaign, utcnow() + research.LAG)
     assert {k: v for k, v in summary["research"].items() if v} == dict(exported)
     assert summary["protocol"]["scores"] == exported["counted"]  # the DA panel's system scores use them
@@ -228,7 +229,6 @@ def test_da_export_analysis_and_dashboard_count_the_same_scores(app, tmp_path):
     assert result["input"]["scores"] == exported["counted"]
     for reason in rule.REASONS:
         assert counts.get(rule.SKIPPED[reason], 0) == summary["research"][reason], reason
-    assert f"{exported['untested']} untested" in report
     kept, _report = _analyse(path, "--keep-flagged", pairwise=False)
     assert kept["input"]["scores"] == exported["counted"] + sum(exported.get(r, 0) for r in rule.FLAGGED)
     wmt = _export(campaign, "wmt-da", "tsv").splitlines()

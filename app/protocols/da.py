@@ -148,7 +148,7 @@ SEEN_WINDOW = 200
 # back, that has no quality-control item yet (one statement).
 _DUE_ORIGINAL = (
     select(Item.id, Item.position, Item.sentence_id, Item.left_system_id,
-           Sentence.reference.is_not(None), Output.degraded.is_not(None))
+           Sentence.reference, Output.degraded.is_not(None))
     .join(Sentence, Sentence.id == Item.sentence_id)
     .join(Output, (Output.sentence_id == Item.sentence_id) & (Output.system_id == Item.left_system_id))
     .where(
@@ -250,14 +250,17 @@ def _serve_quality(campaign, params, position, seed, early):
     row = execute(_DUE_ORIGINAL, params).first()
     if row is None:
         return None
-    original_id, _position, sentence_id, system_id, has_reference, has_bad = row
-    if kind == da_quality.REFERENCE and not has_reference:
-        kind = da_quality.REPEAT  # this sentence has none
+    original_id, _position, sentence_id, system_id, reference, has_bad = row
+    if kind == da_quality.REFERENCE and not da_quality.reference_check_possible(
+            reference, execute(_OUTPUTS, {"sentence_id": sentence_id}).scalars()):
+        kind = da_quality.REPEAT  # no reference, or it is a system's output
     if kind == da_quality.BAD_REFERENCE and not has_bad:
         kind = da_quality.REPEAT  # too short to degrade
     fields = dict(sentence_id=sentence_id, left_system_id=system_id, qc_kind=kind, original_item_id=original_id)
     return fields | {"texts": texts_of(Item(**fields))}
 
+
+_OUTPUTS = select(Output.text).where(Output.sentence_id == bindparam("sentence_id"))
 
 _translation = case(
     (Item.qc_kind == da_quality.BAD_REFERENCE, Output.degraded),
@@ -424,6 +427,12 @@ def dashboard(campaign, participations):
     """The DA part of the dashboard: per-system scores as the analysis
     computes them, and the quality-control record (``da_dashboard``)."""
     return da_dashboard.summary(campaign, participations)
+
+
+def dropped(campaign):
+    """The volunteers the analysis's judge test leaves out: they do not
+    count, on the dashboard or in the raffle (``services/counting.py``)."""
+    return da_dashboard.dropped(campaign)
 
 
 review_judgments = da_review.judgments_of

@@ -13,7 +13,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import aliased
 
 from ..extensions import db
-from ..models import Item, Sentence, Slot
+from ..models import Item, Participation, Sentence, Slot
 from ..stats.da import analyse_da
 from ..stats.da_loader import from_da_records
 from ..stats.research import left_out
@@ -121,13 +121,30 @@ def judges(result):
     return count | {"judges": len(entries), "left_out": sum(1 for e in entries if not e["kept"])}
 
 
+def state_of(participations, campaign):
+    """What the analysis's cache is kept for: the volunteers' counters."""
+    return (sum(p.items_answered for p in participations),
+            sum(1 for p in participations if p.dismissed_reason),
+            frozenset(p.user_id for p in participations if p.held_at is not None), campaign.collected_judgments)
+
+
+_STATE = select(Participation.items_answered, Participation.dismissed_reason, Participation.held_at,
+                Participation.user_id)
+
+
+def dropped(campaign):
+    """The participation ids whose judges the analysis leaves out (its judge
+    test): ``quality.left_out_volunteer``'s "dropped", for the raffle and
+    the dashboard's count of volunteers who count."""
+    participations = db.session.execute(_STATE.where(Participation.campaign_id == campaign.id)).all()
+    result = analysis(campaign, state_of(participations, campaign))
+    return {int(entry["judge"]) for entry in (result["judges"] if result else []) if not entry["kept"]}
+
+
 def summary(campaign, participations):
     """The DA dashboard's figures; ``participations`` are the rows the
     shared dashboard read (their counters make the cache's state)."""
-    state = (sum(p.items_answered for p in participations),
-             sum(1 for p in participations if p.dismissed_reason),
-             frozenset(p.user_id for p in participations if p.held_at is not None), campaign.collected_judgments)
-    result = analysis(campaign, state)
+    result = analysis(campaign, state_of(participations, campaign))
     dismissed = {code: sum(1 for p in participations if p.dismissed_reason == code) for code in LIVE_RULE}
     return {
         "systems": system_table(campaign, result),

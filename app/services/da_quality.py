@@ -82,6 +82,14 @@ def shown_translation(kind, text, degraded, reference):
     return {BAD_REFERENCE: degraded, REFERENCE: reference}.get(kind, text)
 
 
+def reference_check_possible(reference, outputs):
+    """Whether a sentence's reference may be shown as a reference check:
+    there is one and it is none of the sentence's system ``outputs`` (spaces
+    aside), or the "reference" would be a system's translation."""
+    same = " ".join((reference or "").split())
+    return reference is not None and all(" ".join(text.split()) != same for text in outputs)
+
+
 def due_original(position, originals, distance):
     """The original to pair now, or None: the earliest of ``originals``
     (positions of scored originals without a quality-control item yet) at

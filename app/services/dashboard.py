@@ -16,7 +16,7 @@ from .. import protocols
 from ..choices import AGE_GROUPS, LANGUAGE_LEVELS, STUDIES_FIELDS, STUDIES_LEVELS
 from ..extensions import db
 from ..models import Item, Participation, RaffleCommitment, Sentence, Slot, Ticket, User
-from . import da_dashboard, leaderboard, research
+from . import counting, da_dashboard, leaderboard, quality, raffle, research
 from .pseudonyms import pseudonym
 
 CONTRIBUTION_BANDS = [(1, 25), (26, 100), (101, 250), (251, 600), (601, None)]
@@ -130,6 +130,7 @@ def summary(campaign, now):
             "target_level": _profile(Counter(p.target_level for p in participations), LANGUAGE_LEVELS, registered),
         },
         "research": research_counts(campaign, protocol, now),
+        "who_counts": who_counts(campaign),
         "contributions": bands,
         "panel": protocol.PANEL,
         "protocol": protocol.dashboard(campaign, participations),
@@ -149,6 +150,19 @@ def research_counts(campaign, protocol, now):
     rule = (dict(check_every=campaign.check_every) if protocol.USES_CONTROLS
             else dict(min_pairs=campaign.qc_min_pairs))
     return research.counts(db.session, campaign, now, **rule)
+
+
+def who_counts(campaign):
+    """Volunteers with at least one answer under the one rule of who counts
+    (``counting``): {"counted": n, reason: n} (``quality.WHO_COUNTS``), the
+    same volunteers the analysis keeps and whose raffle tickets are drawn."""
+    answered = set(db.session.scalars(select(Participation.id).where(
+        Participation.campaign_id == campaign.id, Participation.items_answered > 0)))
+    made = dict.fromkeys(("counted",) + quality.WHO_COUNTS, 0)
+    for pid, reason in counting.reasons(campaign).items():
+        if pid in answered:
+            made[reason or "counted"] += 1
+    return made
 
 
 def top_contributors(campaign, n=leaderboard.PRIZES):
@@ -208,6 +222,7 @@ def raffle_state(campaign):
     )
     return {
         "tickets": tickets,
+        "eligible": len(raffle.eligible_tickets(campaign)),  # the rule of who counts (counting.py)
         "commitment": record.seed_sha256 if record else None,
         "draw_at": record.draw_at if record else None,
         "beacon": record.beacon if record else None,

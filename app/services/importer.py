@@ -15,6 +15,7 @@ from .. import protocols
 from ..stats.bozka_reader import ANSWER_LABELS  # a system so named would read as an answer
 from .campaign_texts import read_texts
 from .format_error import CampaignFormatError
+from . import da_quality
 from .quality import CONTROL_SOURCES, IMPORTED, PLACEMENTS, control_block, is_control_position, pool_warning
 
 SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
@@ -355,6 +356,8 @@ def read_campaign(folder):
                 raise CampaignFormatError(
                     "campaign.toml", None, f"'{key}': a {protocol.NAME} campaign makes its own quality control; remove it"
                 )
+        if references is not None:
+            warnings += same_as_reference(references, outputs)
     defaults = {
         "name": _require(data, "name"),
         "description": str(data.get("description", "")).strip(),
@@ -391,6 +394,18 @@ def _instructions(folder, name):
         raise CampaignFormatError(name, None, "invalid UTF-8") from None
     except OSError as exc:  # a folder, unreadable
         raise CampaignFormatError(name, None, f"instructions file cannot be read: {exc.strerror}") from None
+
+
+def same_as_reference(references, outputs):
+    """A warning naming the lines whose reference is a system's output:
+    those sentences get no reference checks (``da_quality``)."""
+    same = [n for n, reference in enumerate(references, start=1)
+            if not da_quality.reference_check_possible(reference, [lines[n - 1] for lines in outputs.values()])]
+    if not same:
+        return []
+    shown = ", ".join(map(str, same[:10])) + (", ..." if len(same) > 10 else "")
+    return [f"{len(same)} of {len(references)} references are a system's output (lines {shown}): "
+            "those sentences are never shown as reference checks"]
 
 
 def _controls_and_practice(folder, data, settings, sources):

@@ -178,3 +178,25 @@ def too_fast(seconds, words, seconds_per_word=0.0375, minimum=0.5):
     if not seconds_per_word:
         return False
     return seconds < max(minimum, words * seconds_per_word)
+
+
+# Who counts (issue 29): the one rule of the dashboard's figures, the
+# analysis and the raffle. Reason codes, in the order a volunteer with
+# several is counted under.
+DISMISSED = "dismissed"  # by a live rule (pairwise controls, DA's clear optimisers)
+HELD = "held"  # held for review, until an organiser clears the hold
+DROPPED = "dropped"  # left out by the analysis's judge test (DA quality control)
+UNTESTED = "untested"  # pairwise: before the first check of their controls
+WHO_COUNTS = (DISMISSED, HELD, DROPPED, UNTESTED)
+
+
+def left_out_volunteer(*, dismissed, held, dropped=False, untested=False):
+    """Why a volunteer's answers do not count in the dashboard's figures and
+    the analysis, and their raffle tickets not in the draw, or None: they
+    count. A DA judge the judge test cannot test yet is kept (WMT's rule),
+    so DA passes ``untested`` False; pairwise passes whether their controls
+    were checked yet."""
+    for reason, flag in zip(WHO_COUNTS, (dismissed, held, dropped, untested)):
+        if flag:
+            return reason
+    return None

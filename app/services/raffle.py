@@ -15,6 +15,7 @@ from sqlalchemy import or_, select
 
 from ..extensions import db
 from ..models import Campaign, Participation, RaffleCommitment, Ticket, User, utcnow
+from . import counting
 from .pseudonyms import pseudonym
 from .raffle_rules import draw_winners, iso, normal_beacon, sha256_hex, tickets_digest  # noqa: F401
 
@@ -28,27 +29,25 @@ def new_seed():
 
 
 def eligible_tickets(campaign, now=None):
-    """(number, pseudonym) of tickets of confirmed volunteers who are neither
-    dismissed nor held for review; once the list froze (``frozen_at``), as
-    they were at that moment: what happened after it changes nothing."""
+    """(number, pseudonym) of the valid tickets of confirmed volunteers who
+    count (``counting``: not dismissed, not held for review, not left out by
+    the analysis's judge test, not untested); once the list froze
+    (``frozen_at``), as they were at that moment."""
     frozen = frozen_at(campaign, commitment(campaign), now or utcnow())
     if frozen is None:
-        conditions = (Ticket.voided_at.is_(None), Participation.dismissed_at.is_(None),
-                      Participation.held_at.is_(None), User.email_confirmed_at.is_not(None))
+        conditions = (Ticket.voided_at.is_(None), User.email_confirmed_at.is_not(None))
     else:
-        conditions = (Ticket.created_at < frozen,
-                      or_(Ticket.voided_at.is_(None), Ticket.voided_at >= frozen),
-                      or_(Participation.dismissed_at.is_(None), Participation.dismissed_at >= frozen),
-                      or_(Participation.held_at.is_(None), Participation.held_at >= frozen),
+        conditions = (Ticket.created_at < frozen, or_(Ticket.voided_at.is_(None), Ticket.voided_at >= frozen),
                       User.email_confirmed_at < frozen)
     rows = db.session.execute(
-        select(Ticket.number, User.id)
+        select(Ticket.number, User.id, Ticket.participation_id)
         .join(Participation, Participation.id == Ticket.participation_id)
         .join(User, User.id == Participation.user_id)
         .where(Ticket.campaign_id == campaign.id, *conditions)
         .order_by(Ticket.number)
     ).all()
-    return [(number, pseudonym(campaign, user_id)) for number, user_id in rows]
+    left_out = counting.reasons(campaign, frozen)
+    return [(number, pseudonym(campaign, user_id)) for number, user_id, pid in rows if left_out[pid] is None]
 
 
 def voids(campaign):

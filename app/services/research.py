@@ -25,37 +25,28 @@ def pairwise_untested(items_answered, check_every):
     return items_answered < check_every
 
 
-def da_untested(bad_reference_pairs, min_pairs):
-    """Whether a DA volunteer is untested: fewer scored bad references than
-    the live rule (``da_quality.optimiser_reason``) needs to decide anything."""
-    return bad_reference_pairs < min_pairs
+# A DA judge is never untested here (issue 29): the analysis's judge test keeps
+# the judges it cannot test yet, as WMT does, and its judges table says so.
+DA_UNTESTED = False
 
 
 _VOLUNTEERS = select(
     Participation.id, Participation.dismissed_at, Participation.held_at, Participation.held_reason,
     Participation.items_answered,
 ).where(Participation.id.in_(bindparam("ids", expanding=True)))
-_BAD_PAIRS = (
-    select(Item.participation_id, func.count(Item.id))
-    .where(Item.participation_id.in_(bindparam("ids", expanding=True)),
-           Item.qc_kind == da_quality.BAD_REFERENCE, Item.answered_at.is_not(None),
-           Item.original_item_id.is_not(None))  # paired: its original scored (protocols/da.py)
-    .group_by(Item.participation_id)
-)
 
 
 def volunteer_flags(connection, participation_ids, *, check_every=None, min_pairs=None):
     """{participation id: {"dismissed", "held", "held_reason", "untested"}}
     read on ``connection`` (a Connection or Session). The untested rule is
-    pairwise's given ``check_every``, DA's given ``min_pairs``."""
+    pairwise's given ``check_every``; given ``min_pairs`` (a DA campaign)
+    nobody is untested (``DA_UNTESTED``)."""
     ids = sorted(set(participation_ids))
     flags = {}
     for start in range(0, len(ids), IN_CHUNK):
         chunk = ids[start:start + IN_CHUNK]
-        pairs = dict(connection.execute(_BAD_PAIRS, {"ids": chunk}).all()) if min_pairs is not None else {}
         for pid, dismissed_at, held_at, held_reason, answered in connection.execute(_VOLUNTEERS, {"ids": chunk}):
-            untested = (da_untested(pairs.get(pid, 0), min_pairs) if min_pairs is not None
-                        else pairwise_untested(answered, check_every))
+            untested = DA_UNTESTED if min_pairs is not None else pairwise_untested(answered, check_every)
             flags[pid] = {"dismissed": dismissed_at is not None, "held": held_at is not None,
                           "held_reason": held_reason, "untested": untested}
     return flags
@@ -124,13 +115,8 @@ def counts(session, campaign, now, *, check_every=None, min_pairs=None):
     reason: n} (``research.REASONS``; absent reasons are 0), under the same
     rule and flags as the exports."""
     answers = _answer_counts(session, campaign.id, now - LAG)
-    volunteers = volunteer_flags(session, {pid for pid, *_rest in answers}, check_every=check_every or 0)
-    if min_pairs is not None:  # DA's untested rule, from the bad references counted above
-        pairs = Counter()
-        for (pid, _control, _fast, bad), n in answers.items():
-            pairs[pid] += n if bad else 0
-        for pid, flags in volunteers.items():
-            flags["untested"] = da_untested(pairs[pid], min_pairs)
+    volunteers = volunteer_flags(session, {pid for pid, *_rest in answers}, check_every=check_every or 0,
+                                 min_pairs=min_pairs)
     result = dict.fromkeys(("counted",) + research.REASONS, 0)
     for (pid, control, fast, _bad), n in answers.items():
         reason = research.left_out(answer_flags(volunteers[pid], control, volunteers[pid]["dismissed"], fast))
