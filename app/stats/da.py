@@ -1,10 +1,10 @@
 """Direct Assessment analysis, as Graham et al. and WMT do it.
 
-1. Judges.  A judge's reliability is a one-sided Wilcoxon rank-sum test of
-   their score drops on bad-reference pairs (original minus degraded)
-   against their drops on repeat pairs (original minus repeat); judges at
-   p >= 0.05 are left out.  A judge without both kinds of pair is untested
-   and kept.
+1. Judges (``da_quality``).  WMT's quality control: a one-sided paired test
+   of each judge's bad-reference scores against their scores of the same
+   originals (WMT's t-test by default, Graham et al.'s signed-rank test as an
+   option); judges at p > 0.05 are left out.  A judge with fewer
+   bad-reference pairs than the minimum is untested and kept.
 2. Standardisation.  Each kept judge's scores become z scores with that
    judge's mean and standard deviation (n-1) over all their scores, every
    kind of item included (WMT's rule; ``z_over="system"`` uses system items
@@ -27,9 +27,10 @@ import math
 import numpy as np
 from scipy.stats import mannwhitneyu
 
-from .da_loader import BAD_REFERENCE, KINDS, REPEAT, SYSTEM
+from .da_loader import REPEAT, SYSTEM
+from .da_quality import DEFAULT_TEST, judge_quality, quality_notes, quality_summary
 
-__all__ = ["analyse_da", "judge_reliability", "rank_sum_greater", "segment_scores",
+__all__ = ["analyse_da", "rank_sum_greater", "segment_scores",
            "standardise", "wmt_clusters"]
 
 Z95 = 1.959963984540054
@@ -61,37 +62,6 @@ def rank_sum_greater(x, y) -> float | None:
 
 # --------------------------------------------------------------------------
 # steps
-
-
-def judge_reliability(data, threshold: float = 0.05) -> list[dict]:
-    """One entry per judge: pairs, p, status (reliable, unreliable, untested)."""
-    k = len(data.judges)
-    key = data.judge.astype(np.int64) * len(KINDS) + data.kind
-    count = np.bincount(key, minlength=k * len(KINDS)).reshape(k, len(KINDS))
-    total = np.bincount(key, weights=data.score,
-                        minlength=k * len(KINDS)).reshape(k, len(KINDS))
-    # drops of the repeat and bad-reference pairs, grouped by judge
-    qc = np.flatnonzero((data.original >= 0) &
-                        ((data.kind == REPEAT) | (data.kind == BAD_REFERENCE)))
-    qc = qc[np.argsort(data.judge[qc], kind="stable")]
-    drop = data.score[data.original[qc]] - data.score[qc]
-    bounds = np.searchsorted(data.judge[qc], np.arange(k + 1))
-    out = []
-    for j, name in enumerate(data.judges):
-        mine = slice(bounds[j], bounds[j + 1])
-        kind = data.kind[qc[mine]]
-        bad, rep = drop[mine][kind == BAD_REFERENCE], drop[mine][kind == REPEAT]
-        p = rank_sum_greater(bad, rep) if bad.size and rep.size else None
-        status = "untested" if p is None else \
-            "reliable" if p < threshold else "unreliable"
-        out.append({
-            "judge": name, "scores": int(count[j].sum()),
-            "bad_reference_pairs": int(bad.size), "repeat_pairs": int(rep.size),
-            "p": p, "status": status,
-            "mean_by_kind": {kind_name: float(total[j, c] / count[j, c]) if count[j, c]
-                             else None for c, kind_name in enumerate(KINDS)},
-        })
-    return out
 
 
 def standardise(data, keep: np.ndarray, over: str = "all"):
@@ -152,14 +122,19 @@ def wmt_clusters(order, wins) -> list[list[str]]:
 
 
 def analyse_da(data, *, alpha: float = 0.05, judge_threshold: float = 0.05,
-               keep_unreliable: bool = False, z_over: str = "all") -> dict:
+               keep_unreliable: bool = False, z_over: str = "all",
+               judge_test: str = DEFAULT_TEST, judge_min_pairs: int | None = None) -> dict:
     """Run the DA analysis on ``data`` (a da_loader.DAScores); the result
     follows the schema in docs/analysis.md (``systems``, ``wilcoxon``,
     ``judges``, ``clusters``, ``segments``, ``input``, ``settings``,
-    ``notes``)."""
+    ``notes``).
+    Judges: ``judge_test`` ("t" or "wilcoxon"), ``judge_min_pairs`` (None:
+    the test's default) and ``judge_threshold`` as in ``da_quality``; the
+    table in WMT's form is ``quality_control``."""
     if z_over not in ("all", "system"):
         raise ValueError(f"z_over must be 'all' or 'system', not {z_over!r}")
-    judges, notes = _quality_control(data, judge_threshold, keep_unreliable)
+    judges, quality, notes = _quality_control(data, judge_test, judge_min_pairs,
+                                              judge_threshold, keep_unreliable)
 
     kept_codes = [j for j, e in enumerate(judges) if e["kept"]]
     keep = np.isin(data.judge, kept_codes)
@@ -207,39 +182,28 @@ def analyse_da(data, *, alpha: float = 0.05, judge_threshold: float = 0.05,
                   "counts": counts},
         "settings": {"alpha": alpha, "judge_threshold": judge_threshold,
                      "keep_unreliable": keep_unreliable, "z_over": z_over,
+                     "judge_test": judge_test, "judge_min_pairs": quality["min_pairs"],
                      "segment": "system + sentence; system and repeat scores",
                      "test": "one-sided Wilcoxon rank-sum (R's wilcox.test)",
                      "clusters": "wmt"},
         "systems": systems,
         "wilcoxon": wilcoxon,
         "judges": judges,
+        "quality_control": quality,
         "clusters": clusters,
         "segments": segments,
         "notes": notes,
     }
 
 
-def _quality_control(data, threshold, keep_unreliable) -> tuple[list, list]:
-    """The judges' entries, each marked kept or not, and the notes on them."""
-    judges = judge_reliability(data, threshold)
+def _quality_control(data, test, min_pairs, threshold, keep_unreliable) -> tuple:
+    """The judges' entries, each marked kept or not, the quality-control
+    summary (``da_quality.quality_summary``) and the notes on them."""
+    judges = judge_quality(data, test, min_pairs, threshold)
     for entry in judges:
         entry["kept"] = keep_unreliable or entry["status"] != "unreliable"
-    failed = [e["judge"] for e in judges if e["status"] == "unreliable"]
-    tested = sum(e["status"] != "untested" for e in judges)
-    notes = []
-    if failed:
-        what = "kept on request" if keep_unreliable else "left out"
-        notes.append(f"{len(failed)} of {tested} tested judge(s) {what} "
-                     f"(quality control p >= {threshold}): {_names(failed)}")
-    if tested < len(judges):
-        notes.append(f"{len(judges) - tested} judge(s) untested (no bad-reference "
-                     "and repeat pairs to compare) and kept")
-    paired_kinds = (data.kind == REPEAT) | (data.kind == BAD_REFERENCE)
-    unmatched = int((paired_kinds & (data.original < 0)).sum())
-    if unmatched:
-        notes.append(f"{unmatched} repeat or bad-reference item(s) without their "
-                     "original system score: not used in quality control")
-    return judges, notes
+    quality = quality_summary(judges, test, min_pairs, threshold, keep_unreliable)
+    return judges, quality, quality_notes(data, quality, _names)
 
 
 def _system_rows(segments) -> list[dict]:

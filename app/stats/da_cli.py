@@ -3,6 +3,7 @@ over to :func:`main` when :func:`wants_da` says the input is DA.
 
     python scripts/analyse.py INPUT [--format wmt-da|bozka-da] [--json FILE]
         [--csv DIR] [--plots DIR] [--alpha 0.05] [--pair SRC-TRG]
+        [--judge-test t|wilcoxon] [--judge-min-pairs N]
         [--keep-unreliable] [--include-discarded] [--keep-flagged] [--quiet]
 
 Exit status as for pairwise input: 0 on success, 2 on bad input or
@@ -19,6 +20,7 @@ import sys
 from . import cli
 from .da import analyse_da
 from .da_loader import DA_FORMATS, load_da, sniff_da
+from .da_quality import DEFAULT_MIN_PAIRS, DEFAULT_TEST, TESTS
 from .loader import InputError
 
 __all__ = ["build_da_parser", "main", "wants_da"]
@@ -68,8 +70,16 @@ def build_da_parser() -> argparse.ArgumentParser:
     p.add_argument("--pair", metavar="SRC-TRG",
                    help="WMT input: the language pair to analyse when the file "
                         "holds several (Input.src-Input.trg, e.g. hi-bn)")
+    p.add_argument("--judge-test", choices=tuple(TESTS), default=DEFAULT_TEST,
+                   help="judge quality control: t (WMT's one-sided paired t-test of "
+                        "bad-reference scores against their originals, default) or "
+                        "wilcoxon (Graham et al.'s paired signed-rank test)")
+    p.add_argument("--judge-min-pairs", type=cli.non_negative, metavar="N",
+                   help="bad-reference pairs a judge needs to be tested; fewer: "
+                        "untested and kept (default " + ", ".join(
+                            f"{n} for {t}" for t, n in DEFAULT_MIN_PAIRS.items()) + ")")
     p.add_argument("--keep-unreliable", action="store_true",
-                   help="keep judges who fail quality control (p >= 0.05)")
+                   help="keep judges who fail quality control (p > 0.05)")
     p.add_argument("--include-discarded", action="store_true",
                    help="Bozka input: keep discarded judgments")
     p.add_argument("--keep-flagged", action="store_true",
@@ -88,7 +98,8 @@ def main(argv=None) -> int:
     except InputError as exc:
         cli.say(str(exc))
         return 2
-    result = analyse_da(data, alpha=args.alpha, keep_unreliable=args.keep_unreliable)
+    result = analyse_da(data, alpha=args.alpha, keep_unreliable=args.keep_unreliable,
+                        judge_test=args.judge_test, judge_min_pairs=args.judge_min_pairs)
     result["settings"]["include_discarded"] = args.include_discarded
     result["settings"]["keep_flagged"] = args.keep_flagged
     result["settings"]["pair"] = args.pair

@@ -22,13 +22,30 @@ def stars(p) -> str:
 
 
 def judge_rows(result) -> list[list]:
+    """The quality-control table in WMT's form (pairs, statistic, p, kept),
+    with each judge's scores, mean and sd."""
     rows = []
     for j in result["judges"]:
-        status = j["status"] + (", kept" if j["kept"] else ", left out")
+        kept = "no" if not j["kept"] else "yes, untested" if j["status"] == "untested" \
+            else "yes, on request" if j["status"] == "unreliable" else "yes"
+        statistic = j.get("statistic")
         rows.append([j["judge"], j["scores"], fmt_num(j["mean"], 2),
                      fmt_num(j["sd"], 2), j["bad_reference_pairs"],
-                     j["repeat_pairs"], fmt_p(j["p"]), status])
+                     "n/a" if statistic is None else f"{statistic:.3f}",
+                     fmt_p(j["p"]), kept])
     return rows
+
+
+def quality_lines(result) -> list[str]:
+    """The heading and counts of the quality-control table."""
+    q = result.get("quality_control")
+    if q is None:
+        return ["Judges"]
+    rule = "kept whatever p" if q["keep_unreliable"] else f"kept at p <= {q['threshold']}"
+    return [f"Judges (quality control: {q['description']}; {rule}; tested with at "
+            f"least {q['min_pairs']} bad-reference pairs)",
+            f"{q['judges']} judge(s): {q['tested']} tested, {q['failed']} failed, "
+            f"{q['untested']} untested (kept), {q['left_out']} left out"]
 
 
 def system_rows(result) -> list[list]:
@@ -74,12 +91,10 @@ def text_report(result) -> str:
             line += " (flagged answers: --keep-flagged keeps them)"
     out = [printable(line), ""]
 
-    rule = "kept whatever p" if s["keep_unreliable"] else \
-        f"left out at p >= {s['judge_threshold']}"
-    out += [f"Judges (quality control: one-sided Wilcoxon rank-sum of bad-reference "
-            f"drops against repeat drops; {rule})",
-            table(["judge", "scores", "mean", "sd", "bad-ref pairs", "repeat pairs",
-                   "p", "status"], judge_rows(result), "l" + "r" * 6 + "l"), ""]
+    statistic = result.get("quality_control", {}).get("statistic", "t")
+    out += quality_lines(result) + [
+        table(["judge", "scores", "mean", "sd", "pairs", statistic, "p", "kept"],
+              judge_rows(result), "l" + "r" * 6 + "l"), ""]
 
     if not result["systems"]:
         out += ["No system scores: no judge was kept, or only quality-control "
@@ -114,12 +129,12 @@ def _tables(result) -> dict:
         systems.append([rank] + [s[c] for c in cols] + [cluster_of.get(s["system"])])
 
     judges = [["judge", "scores", "mean", "sd", "bad_reference_pairs",
-               "repeat_pairs", "p", "status", "kept", "mean_system",
+               "repeat_pairs", "statistic", "p", "status", "kept", "mean_system",
                "mean_repeat", "mean_bad_reference", "mean_reference"]]
     for j in result["judges"]:
         m = j["mean_by_kind"]
         judges.append([j["judge"], j["scores"], j["mean"], j["sd"],
-                       j["bad_reference_pairs"], j["repeat_pairs"], j["p"],
+                       j["bad_reference_pairs"], j["repeat_pairs"], j.get("statistic"), j["p"],
                        j["status"], j["kept"], m["system"], m["repeat"],
                        m["bad_reference"], m["reference"]])
 

@@ -5,7 +5,7 @@ import math
 
 import numpy as np
 import pytest
-from scipy.stats import mannwhitneyu
+from scipy.stats import mannwhitneyu, ttest_rel
 
 from app.stats import analyse_da, da_report
 from app.stats.da import rank_sum_greater, standardise, wmt_clusters
@@ -144,7 +144,7 @@ def test_repeats_count_in_segments_quality_control_items_in_judge_means():
                ("j1", "A", "s1", "bad_reference", 10), ("j1", "A", "s1", "reference", 100),
                ("j1", "B", "s1", "system", 40), ("j1", "B", "s2", "system", 60)]
     data = from_da_records(records)
-    result = analyse_da(data, keep_unreliable=True)   # one pair of each: p = 0.5
+    result = analyse_da(data, keep_unreliable=True)   # one pair: untested
     by = {s["system"]: s for s in result["systems"]}
     assert by["A"]["raw"] == 75 and by["A"]["judgments"] == 2
     assert result["judges"][0]["mean"] == pytest.approx(np.mean([80, 70, 10, 100, 40, 60]))
@@ -202,22 +202,18 @@ def test_judge_reliability_test_and_filter():
     assert "1 of 4 tested judge(s) left out" in result["notes"][0]
     assert result["input"]["counts"]["left_out_unreliable"] == 100
 
-    # the p-values, computed here from the records
+    # the paired t-test (WMT's), computed here from the records
     original = {(j, sy, se): sc for j, sy, se, kind, sc in records if kind == "system"}
     for entry in result["judges"]:
-        drops = {"bad_reference": [], "repeat": []}
-        for j, sy, se, kind, sc in records:
-            if j == entry["judge"] and kind != "system":
-                drops[kind].append(original[j, sy, se] - sc)
-        assert entry["bad_reference_pairs"] == len(drops["bad_reference"])
+        pairs = [(sc, original[j, sy, se]) for j, sy, se, kind, sc in records
+                 if j == entry["judge"] and kind == "bad_reference"]
+        assert entry["bad_reference_pairs"] == len(pairs)
         if entry["status"] == "untested":
-            assert entry["p"] is None
+            assert entry["p"] is None and not pairs
             continue
-        x, y = drops["bad_reference"], drops["repeat"]
-        tied = len(set(x + y)) < len(x) + len(y)
-        expected = mannwhitneyu(x, y, alternative="greater",
-                                method="asymptotic" if tied else "exact").pvalue
-        assert entry["p"] == pytest.approx(expected, abs=1e-12)
+        expected = ttest_rel(*zip(*pairs), alternative="less")
+        assert entry["p"] == pytest.approx(expected.pvalue, abs=1e-12)
+        assert entry["statistic"] == pytest.approx(expected.statistic, abs=1e-9)
 
     systems = {s["system"]: s for s in result["systems"]}
     assert systems["A"]["judgments"] == 4 * 40       # the clicker's 40 left out
@@ -231,8 +227,8 @@ def test_judge_reliability_test_and_filter():
 def test_every_judge_left_out_gives_an_empty_table(tmp_path):
     records = [(j, s, f"s{n}", "system", 50) for j in ("a", "b")
                for s in ("A", "B") for n in range(12)]
-    records += [(j, "A", f"s{n}", kind, 50) for j in ("a", "b") for n in range(6)
-                for kind in ("bad_reference", "repeat")]
+    records += [(j, "A", f"s{n}", kind, 50) for j in ("a", "b") for n in range(8)
+                for kind in ("bad_reference", "repeat")]    # no drop: not computable
     result = analyse_da(from_da_records(records))
     assert result["systems"] == [] and result["clusters"] == []
     assert "2 of 2 tested judge(s) left out" in result["notes"][0]
