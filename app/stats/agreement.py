@@ -15,6 +15,17 @@ P(E), WMT definition (Appraise; the default)
     ``P(tie) = ties / labels`` over all labels of the items considered, and
     ``P(E) = P(tie)^2 + 2 * ((1 - P(tie)) / 2)^2``.
 
+Different judges only (``inter_different_judges``)
+    The findings papers' wording of inter-annotator agreement: pairs of
+    labels by two different judges on one source sentence and one system
+    pair, whichever system was shown first (labels turned to the pair's
+    alphabetical order).  P(E) as WMT's, from the tie rate of all labels.
+
+Intra-annotator agreement (Appraise's ``--intra``)
+    Pairs of labels one judge gave to one item (stored order); P(tie) over
+    every label that judge gave within the source sentences where they
+    repeated an item; P(E) from it as WMT's.
+
 P(E), Ebaluatoia definition (the paper's section 4.1)
     ``P(E) = P(A>B)^2 + P(A=B)^2 + P(A<B)^2`` with the empirical shares of
     the three labels of a system pair (A is the system whose name sorts
@@ -44,6 +55,7 @@ import numpy as np
 __all__ = [
     "agreement",
     "agreement_counts",
+    "different_judge_counts",
     "ebaluatoia_kappa",
     "ebaluatoia_overall",
     "intra_counts",
@@ -234,6 +246,28 @@ def intra_counts(judge: np.ndarray, item: np.ndarray, sentence: np.ndarray,
     return pairs
 
 
+def different_judge_counts(judge: np.ndarray, item: np.ndarray,
+                           labels: np.ndarray) -> dict:
+    """Counts behind the inter-annotator kappa of different judges only.
+
+    P(A) uses the pairs of labels given to one item by two different judges
+    (Appraise's script also pairs a judge's own repeated labels); P(tie) is
+    taken over all labels, as for :func:`wmt_kappa`.  ``item`` codes should
+    be small integers (``np.unique``'s inverse).
+    """
+    judge = np.asarray(judge, dtype=np.int64)
+    item = np.asarray(item, dtype=np.int64)
+    _, per_item = label_counts(item, labels)
+    every = agreement_counts(per_item)
+    if item.size == 0:
+        return every
+    _, per_judge_item = label_counts(judge * (int(item.max()) + 1) + item, labels)
+    own = agreement_counts(per_judge_item)
+    every["agreeing"] -= own["agreeing"]
+    every["comparable"] -= own["comparable"]
+    return every
+
+
 # --------------------------------------------------------------------------
 # applied to loaded judgments
 
@@ -260,7 +294,7 @@ def agreement(data) -> dict:
     labels = data.outcome.astype(np.int64) + 1
     # orientation to the canonical pair, for the three-outcome P(E)
     oriented = np.where(data.first > data.second, 2 - labels, labels)
-    item, _ = _item_codes(data)
+    item, pair = _item_codes(data)
 
     item_keys, counts = label_counts(item, labels)
     _, oriented_counts = label_counts(item, oriented)
@@ -300,11 +334,19 @@ def agreement(data) -> dict:
         by_pair.append(entry)
 
     inter_e = ebaluatoia_overall([e["ebaluatoia"] for e in by_pair])
+    # the findings papers' wording: two judges, one sentence, one system
+    # pair, whichever system was shown first (labels turned to match)
+    _, pair_item = np.unique(data.sentence.astype(np.int64) * k * k + pair,
+                             return_inverse=True)
+    different = wmt_kappa(**different_judge_counts(data.judge, pair_item.ravel(),
+                                                   oriented))
+    different["definition"] = "wmt, different judges, either order"
     _, item_index = np.unique(item, return_inverse=True)
     intra = intra_counts(data.judge, item_index.ravel(), data.sentence, labels)
     return {
         "inter": inter,
         "inter_ebaluatoia": inter_e,
+        "inter_different_judges": different,
         "intra": None if intra is None else wmt_kappa(**intra),
         "krippendorff_alpha": krippendorff_alpha_nominal(counts),
         "krippendorff_alpha_symmetrised": krippendorff_alpha_nominal(

@@ -70,8 +70,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--judges", metavar="ID,...",
                    help="keep only these judges (volunteer / judgeID)")
     p.add_argument("--campaign", metavar="SLUG",
-                   help="Bozka input: analyse only this campaign (required "
-                        "when the file holds several)")
+                   help="analyse only this campaign of a Bozka export, or "
+                        "this language pair (SRCLANG-TRGLANG, as in the file) "
+                        "of a WMT file (required when the file holds several)")
     p.add_argument("--alpha", type=alpha_level, default=0.05,
                    help="significance level (default 0.05)")
     correction = p.add_mutually_exclusive_group()
@@ -128,6 +129,8 @@ def _load(args):
     data = load(args.input, args.format, include_controls=args.include_controls,
                 include_discarded=args.include_discarded, keep_flagged=args.keep_flagged,
                 campaign=args.campaign)
+    for warning in data.warnings:   # e.g. a WMT file's columns not used
+        say(f"warning: {warning}")
     if args.judges:
         wanted = [j.strip() for j in args.judges.split(",") if j.strip()]
         missing = unknown_judges(data, wanted)
@@ -164,6 +167,7 @@ def main(argv=None) -> int:
     result["settings"]["keep_flagged"] = args.keep_flagged
     result["settings"]["judges"] = args.judges.split(",") if args.judges else None
     result["settings"]["campaign"] = args.campaign
+    result["input"]["warnings"] = list(data.warnings)
     result["settings"]["ordering"] = args.ordering
     if args.ordering != "bt":
         runs = args.ordering_runs

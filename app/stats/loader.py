@@ -5,7 +5,9 @@ Two input formats are understood:
 * **bozka** - the web application's judgment export, either CSV with a
   header row or JSON Lines with the same keys (one object per line).
 * **wmt** - the WMT / Appraise relative-ranking CSV
-  (``system1rank, system2rank, ..., srcIndex, judgeID, ...``).
+  (``system1rank, system2rank, ..., srcIndex, judgeID, ...``): WMT12-13
+  five-way rankings, WMT14-16 pairwise files, WMT18-19 Appraise exports
+  (see :mod:`app.stats.wmt_reader`).
 
 Whatever the source, the result is a :class:`Judgments` object: one row per
 pairwise comparison, every name replaced by an integer code, so that the
@@ -63,7 +65,7 @@ def detect_format(path: str, first_line: str) -> str:
         header = {c.strip() for c in next(csv.reader([first_line]), [])}
     except csv.Error:       # e.g. a field over the csv module's size limit
         header = set()
-    if {"system1rank", "system2rank", "judgeID"} <= header:
+    if {"system1rank", "system2rank", "judgeid"} <= {c.lower() for c in header}:
         return "wmt"
     if {"choice", "system_a", "system_b"} <= header:
         return "bozka"
@@ -86,8 +88,9 @@ def load(path: str, fmt: str | None = None, *, include_controls: bool = False,
          campaign: str | None = None) -> Judgments:
     """Read ``path`` (format detected unless ``fmt`` is ``"bozka"``/``"wmt"``).
 
-    ``campaign`` keeps only that campaign's rows of a Bozka export; without
-    it a file holding several campaigns is refused. Rows that do not count
+    ``campaign`` keeps only that campaign's rows of a Bozka export (of a
+    WMT file: that language pair, ``srclang-trglang``); without it a file
+    holding several campaigns (language pairs) is refused. Rows that do not count
     for research (``research.left_out``) are left out, except those the
     ``include_*`` and ``keep_flagged`` options keep.
     """
@@ -112,11 +115,8 @@ def load(path: str, fmt: str | None = None, *, include_controls: bool = False,
             raise ValueError(f"unknown format {fmt!r}")
         handle.seek(0)
         try:
-            if detected == "wmt":
-                if campaign is not None:
-                    raise InputError(path, None, "a WMT/Appraise file has no "
-                                     "campaign column to choose from")
-                return load_wmt(path, handle)
+            if detected == "wmt":     # its campaign is a language pair
+                return load_wmt(path, handle, campaign)
             if detected == "bozka-jsonl":
                 return load_bozka_jsonl(path, handle, keep, campaign)
             return load_bozka_csv(path, handle, keep, campaign)
@@ -173,7 +173,7 @@ def subset(data: Judgments, keep: np.ndarray) -> Judgments:
         systems=systems, sentences=sentences, judges=judges,
         first=first, second=second, outcome=data.outcome[keep],
         sentence=sentence, judge=judge, source_format=data.source_format,
-        path=data.path, counts=counts,
+        path=data.path, counts=counts, warnings=list(data.warnings),
     )
 
 

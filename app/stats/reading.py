@@ -48,6 +48,7 @@ class Judgments:
     source_format: str = "bozka"
     path: str = ""
     counts: dict = field(default_factory=dict)   # rows read / skipped
+    warnings: list = field(default_factory=list)  # read, but worth a word
 
     def __len__(self) -> int:
         return int(self.outcome.shape[0])
@@ -103,6 +104,7 @@ class Builder:
         self.sentence = array("i")
         self.judge = array("i")
         self.counts = {"rows": 0}
+        self.warnings: list[str] = []
 
     def skip(self, reason: str) -> None:
         self.counts[reason] = self.counts.get(reason, 0) + 1
@@ -181,6 +183,7 @@ class Builder:
             source_format=self.fmt,
             path=self.path,
             counts=counts,
+            warnings=list(self.warnings),
         )
 
 

@@ -86,6 +86,7 @@ def agreement_rows(result) -> list[list]:
     rows = []
     for name, entry in (("inter, WMT/Appraise (default)", a["inter"]),
                         ("inter, Ebaluatoia 3-outcome", a["inter_ebaluatoia"]),
+                        ("inter, different judges", a.get("inter_different_judges")),
                         ("intra, WMT/Appraise", a["intra"])):
         if entry is None:
             rows.append([name, "n/a", "", "", "", "", "", "", "not available"])
@@ -324,6 +325,7 @@ def _raw_rows(result):
             "label"]
     agreement = [["measure", "definition"] + keys]
     for name, entry in (("inter", a["inter"]), ("inter", a["inter_ebaluatoia"]),
+                        ("inter", a.get("inter_different_judges")),
                         ("intra", a["intra"])):
         if entry is None:
             agreement.append([name, "wmt"] + [""] * (len(keys) - 1) + ["not available"])
