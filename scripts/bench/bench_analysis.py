@@ -1,6 +1,7 @@
 """The analysis (app.stats) on a synthetic export of 1,000,000 judgments.
 
     .venv/bin/python scripts/bench/bench_analysis.py [--rows 1000000] [--rounds 1000] [--keep FILE]
+    .venv/bin/python scripts/bench/bench_analysis.py --da [--rows 1000000] [--rounds 1000]
 
 Writes a Bozka CSV export (10 systems, 20,000 sentences, 2,000 judges;
 outcomes from a Bradley-Terry model with 15 % ties), then in a fresh
@@ -8,6 +9,10 @@ process (so that the peak memory is the analysis's own) times reading it,
 everything else but the bootstrap (agreement, winners, tests, ordering,
 Bradley-Terry fit, text report, JSON), and the bootstrap. Targets: under
 10 s without the bootstrap, under 30 s for it, under 1 GB of memory.
+
+With --da: the DA analysis (app.stats.da) on 1,000,000 scores made in
+memory (10 systems, 20,000 sentences, 2,000 judges), timed without and
+with the bootstrap of judges and sentences for the z intervals.
 """
 import argparse
 import csv
@@ -72,13 +77,45 @@ def measure(path, rounds):
                       "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 
 
+def measure_da(rows, rounds, n_systems=10, n_sentences=20_000, n_judges=2_000, seed=0):
+    """DA analysis times on synthetic system scores, printed."""
+    import numpy as np
+
+    from app.stats.da import analyse_da
+    from app.stats.da_loader import DAScores
+
+    rng = np.random.default_rng(seed)
+    judge = rng.integers(0, n_judges, rows)
+    system = rng.integers(0, n_systems, rows)
+    sentence = rng.integers(0, n_sentences, rows)
+    score = np.clip(np.round(70 + 2 * system + rng.normal(0, 10, n_judges)[judge] + rng.normal(0, 15, rows)),
+                    0, 100)
+    data = DAScores(systems=[f"system-{i:02d}" for i in range(n_systems)],
+                    sentences=[str(s) for s in range(n_sentences)], judges=[f"v-{j}" for j in range(n_judges)],
+                    system=system.astype(np.int32), sentence=sentence.astype(np.int32),
+                    judge=judge.astype(np.int32), kind=np.zeros(rows, dtype=np.int8), score=score,
+                    original=np.full(rows, -1, dtype=np.int64), source_format="simulated")
+    t0 = time.perf_counter()
+    analyse_da(data, bootstrap=0)
+    t1 = time.perf_counter()
+    analyse_da(data, bootstrap=rounds)
+    t2 = time.perf_counter()
+    print(f"DA analysis of {rows:,} scores, no bootstrap   {t1 - t0:7.2f} s")
+    print(f"DA analysis with {rounds} bootstrap resamples {t2 - t1:7.2f} s "
+          f"(bootstrap {t2 - t1 - (t1 - t0):.2f} s)")
+    print(f"peak memory (max RSS)               {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:7.0f} MB")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--rounds", type=int, default=1000, help="bootstrap rounds")
     parser.add_argument("--keep", metavar="FILE", help="write the synthetic CSV here and keep it")
     parser.add_argument("--measure", metavar="FILE", help=argparse.SUPPRESS)
+    parser.add_argument("--da", action="store_true", help="time the DA analysis instead")
     args = parser.parse_args()
+    if args.da:
+        return measure_da(args.rows, args.rounds)
     if args.measure:
         return measure(args.measure, args.rounds)
     with scratch() as workdir:
