@@ -155,6 +155,10 @@ class Campaign(db.Model):
     qc_distance = db.Column(db.Integer, nullable=False, default=10, server_default="10")
     qc_min_pairs = db.Column(db.Integer, nullable=False, default=5, server_default="5")
     qc_min_spread = db.Column(db.Float, nullable=False, default=3.0, server_default="3.0")
+    # Pairwise repeats (services/repeats.py): about repeat_share in 100 items
+    # (0: none) show again a test item judged at least repeat_distance items before.
+    repeat_share = db.Column(db.Integer, nullable=False, default=0, server_default="0")
+    repeat_distance = db.Column(db.Integer, nullable=False, default=10, server_default="10")
     # Maintained counters.
     target_judgments = db.Column(db.Integer, nullable=False, default=0)
     collected_judgments = db.Column(db.Integer, nullable=False, default=0)
@@ -384,6 +388,8 @@ class Item(db.Model):
     control_reused = db.Column(db.Boolean, nullable=False, default=False)
     # DA quality-control item: its kind (services/da_quality.KINDS) and the
     # volunteer's item it repeats; it shows that item's sentence and system.
+    # A pairwise repeat (services/repeats.py) has qc_kind "repeat", no slot,
+    # and its original's sentence and systems.
     qc_kind = db.Column(db.String(16))
     original_item_id = db.Column(db.Integer, db.ForeignKey("items.id"))
     # Reservation of the slot while the item is unanswered.

@@ -1,7 +1,10 @@
 """The Ebaluatoia pairwise protocol (paper, sections 2-3): a source sentence
 and two translations, in random order; the volunteer says which is better
 or that they are equal. Quality control: control sentences with a known
-answer, at fixed or secret places (``services.quality``)."""
+answer, at fixed or secret places (``services.quality``). Optionally, at
+secret places, a repeat: a test item the volunteer judged at least
+``repeat_distance`` items before, shown again for intra-annotator agreement
+(``services.repeats``)."""
 from itertools import combinations
 
 from flask_babel import lazy_gettext as _l
@@ -10,7 +13,7 @@ from sqlalchemy.orm import aliased
 
 from ..database import execute
 from ..models import Control, Item, Output, Sentence, Slot
-from ..services import degrade, holds, quality
+from ..services import degrade, holds, quality, repeats
 from ..services.pseudonyms import pseudonym
 from ..services.slots import take_slot
 
@@ -20,7 +23,12 @@ TEXTS = "volunteer/protocol_pairwise.html"  # task, instructions, rule, dismissa
 CHOICES = ("left", "right", "equal")
 # The importer reads the campaign's control sentences and practice items.
 USES_CONTROLS = True
-SETTINGS = {}  # the control settings are the importer's (they predate protocols)
+# The control settings are the importer's (they predate protocols); repeats
+# are off by default. name: (type, default, minimum[, maximum]) (docs/campaign-format.md)
+SETTINGS = {
+    "repeat_share": (int, 0, 0, 50),
+    "repeat_distance": (int, 10, 1),
+}
 WORDS = {}
 LIVE_SETTINGS = ()
 # What the organisers' pages show and offer (services/export.py, dashboard.py, review.py).
@@ -77,6 +85,10 @@ def serve(campaign, participation, position, rng):
             fields = _serve_control(campaign, participation, rng, seed)
         if fields is not None:
             return fields
+    elif repeats.is_repeat_position(position, campaign.repeat_share, seed):
+        fields = _serve_repeat(campaign, participation, position, rng)
+        if fields is not None:
+            return fields
     taken = take_slot(campaign, participation, rng)
     if taken is None:
         return None
@@ -91,6 +103,53 @@ def serve(campaign, participation, position, rng):
         holding=True,
         texts=(source, pair[0][1], pair[1][1]),
     )
+
+
+# How far back (items before the latest allowed) a repeat's original is
+# looked for: the look-up stays flat however many items the volunteer has.
+REPEAT_WINDOW = 200
+_repeat = aliased(Item)
+_original_left, _original_right = aliased(Output), aliased(Output)
+# The volunteer's latest answered test item in the range, counted (not too
+# fast, not discarded) and not repeated yet, with its texts: one statement
+# walking the (participation, position) index backwards.
+_DUE_ORIGINAL = (
+    select(Item.id, Item.sentence_id, Item.left_system_id, Item.right_system_id,
+           Sentence.source, _original_left.text, _original_right.text)
+    .join(Sentence, Sentence.id == Item.sentence_id)
+    .join(_original_left, (_original_left.sentence_id == Item.sentence_id)
+          & (_original_left.system_id == Item.left_system_id))
+    .join(_original_right, (_original_right.sentence_id == Item.sentence_id)
+          & (_original_right.system_id == Item.right_system_id))
+    .where(
+        Item.participation_id == bindparam("participation_id"),
+        Item.position <= bindparam("latest"), Item.position > bindparam("earliest"),
+        Item.control_id.is_(None), Item.qc_kind.is_(None), Item.answered_at.is_not(None),
+        Item.discarded_at.is_(None), Item.too_fast.is_(False),
+        ~exists().where(_repeat.original_item_id == Item.id),
+    )
+    .order_by(Item.position.desc())
+    .limit(1)
+)
+
+
+def _serve_repeat(campaign, participation, position, rng):
+    """A repeat of a test item the volunteer judged at least
+    ``repeat_distance`` items back (up to twice that, drawn), or None when
+    none is due. The same sentence and two translations, on sides drawn
+    afresh: a volunteer who always clicks one side agrees with themselves
+    only by chance."""
+    earliest, latest = repeats.original_range(
+        position, campaign.repeat_distance, rng.randint(0, campaign.repeat_distance), REPEAT_WINDOW)
+    row = execute(_DUE_ORIGINAL, {"participation_id": participation.id, "earliest": earliest,
+                                  "latest": latest}).first()
+    if row is None:
+        return None
+    original_id, sentence_id, left_id, right_id, source, left, right = row
+    if rng.random() < 0.5:
+        left_id, right_id, left, right = right_id, left_id, right, left
+    return dict(sentence_id=sentence_id, left_system_id=left_id, right_system_id=right_id,
+                qc_kind=repeats.REPEAT, original_item_id=original_id, texts=(source, left, right))
 
 
 # Where the volunteer last saw each control: one pass over their controls

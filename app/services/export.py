@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass
 
 from flask_babel import lazy_gettext as _l
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import aliased
 
 from .. import protocols
@@ -71,6 +71,9 @@ def _iso(value):
     return value.isoformat(timespec="seconds") + "Z" if value is not None else None
 
 
+_original = aliased(Item)
+
+
 def judgment_rows(campaign, engine, kind="judgments"):
     """Dicts in JUDGMENT_COLUMNS order, one per answered item (``campaign``:
     a Source). ``wmt``: the test judgments that count for research."""
@@ -79,7 +82,7 @@ def judgment_rows(campaign, engine, kind="judgments"):
             Item.id, Item.left_system_id, Item.right_system_id, Item.better_left, Item.choice,
             Item.passed, Item.control_id, Item.served_at, Item.answered_at, Item.seconds,
             Item.discarded_at, Item.discarded_reason, Item.too_fast, Item.participation_id,
-            Sentence.number, Control.number,
+            Item.qc_kind, Item.original_item_id, Sentence.number, Control.number,
             Slot.system_a_id, Slot.system_b_id, Participation.user_id, Participation.source_level,
             Participation.target_level, User.age_group, User.studies_level, User.studies_field,
         )
@@ -87,7 +90,9 @@ def judgment_rows(campaign, engine, kind="judgments"):
         .join(User, User.id == Participation.user_id)
         .outerjoin(Sentence, Sentence.id == Item.sentence_id)
         .outerjoin(Control, Control.id == Item.control_id)
-        .outerjoin(Slot, Slot.id == Item.slot_id)
+        # A repeat has no slot of its own: its pair is its original's slot's.
+        .outerjoin(_original, _original.id == Item.original_item_id)
+        .outerjoin(Slot, Slot.id == func.coalesce(Item.slot_id, _original.slot_id))
         .where(Item.campaign_id == campaign.id, Item.answered_at.is_not(None))
     )
     if kind == "controls":
@@ -95,7 +100,8 @@ def judgment_rows(campaign, engine, kind="judgments"):
     elif kind == "discarded":
         query = query.where(Item.discarded_at.is_not(None))
     elif kind == "wmt":
-        query = query.where(Item.control_id.is_(None), Item.discarded_at.is_(None))
+        # A repeat would count twice there: its layout cannot mark one (docs/export-format.md).
+        query = query.where(Item.control_id.is_(None), Item.qc_kind.is_(None), Item.discarded_at.is_(None))
 
     def volunteers(connection, rows):
         return research.volunteer_flags(connection, {row.participation_id for row in rows},
@@ -110,7 +116,8 @@ def _judgment_batch(campaign, batch, flags, pseudonyms, kind):
     names = campaign.system_names
     for row in batch:
         (item_id, left_id, right_id, better_left, choice, passed, control_id, served_at, answered_at,
-         seconds, discarded_at, discarded_reason, too_fast, participation_id, sentence_number, control_number,
+         seconds, discarded_at, discarded_reason, too_fast, participation_id, qc_kind, original_id,
+         sentence_number, control_number,
          a_id, b_id, user_id, source_level, target_level, age_group, studies_level, studies_field) = row
         values = research.flag_values(flags[participation_id], control_id is not None, discarded_at is not None,
                                       too_fast)
@@ -149,6 +156,8 @@ def _judgment_batch(campaign, batch, flags, pseudonyms, kind):
             "discarded": discarded_at is not None,
             "discard_reason": discarded_reason,
             **values,
+            "kind": "control" if control_id is not None else qc_kind or "test",
+            "original_judgment_id": original_id,
         }
 
 

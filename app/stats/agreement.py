@@ -63,6 +63,7 @@ __all__ = [
     "krippendorff_alpha_nominal",
     "label_counts",
     "landis_koch",
+    "with_repeats",
     "wmt_kappa",
 ]
 
@@ -282,11 +283,39 @@ def _item_codes(data) -> tuple[np.ndarray, np.ndarray]:
     return item, pair
 
 
+def with_repeats(data, item: np.ndarray, labels: np.ndarray):
+    """(judge, item, sentence, label) arrays of ``data``'s rows followed by
+    its repeats (``data.repeats``: a Bozka export's repeat rows, which are
+    no judgment of the systems), for :func:`intra_counts`.  Items are coded
+    as :func:`_item_codes` codes them; a repeat whose original is not in
+    ``data`` (left out) has nothing to agree with and is dropped."""
+    repeats = data.repeats
+    systems = {name: n for n, name in enumerate(data.systems)}
+    sentences = {name: n for n, name in enumerate(data.sentences)}
+    judges = {name: n for n, name in enumerate(data.judges)}
+    k = len(data.systems)
+    extra = []
+    for judge, sentence, sys_a, sys_b, outcome in repeats:
+        codes = (judges.get(judge), sentences.get(sentence), systems.get(sys_a), systems.get(sys_b))
+        if None in codes:
+            continue
+        j, s, a, b = codes
+        if a > b:       # the canonical order of a Bozka export's pairs
+            a, b, outcome = b, a, -outcome
+        extra.append((j, (s * k + a) * k + b, s, outcome + 1))
+    if not extra:
+        return data.judge, item, data.sentence, labels
+    j, i, s, lab = (np.asarray(column, dtype=np.int64) for column in zip(*extra))
+    return (np.concatenate([data.judge, j]), np.concatenate([item, i]),
+            np.concatenate([data.sentence, s]), np.concatenate([labels, lab]))
+
+
 def agreement(data) -> dict:
     """All agreement figures for ``data`` (a loader.Judgments).
 
     Returns a dict with ``inter`` (WMT definition), ``inter_ebaluatoia``,
-    ``intra`` (None when no judge repeated an item), ``krippendorff_alpha``
+    ``intra`` (None when no judge repeated an item; a Bozka export's repeats
+    count here only), ``krippendorff_alpha``
     (the standard nominal alpha), ``krippendorff_alpha_symmetrised`` and
     ``by_pair`` (a list, one entry per observed system pair, canonical order).
     """
@@ -341,8 +370,9 @@ def agreement(data) -> dict:
     different = wmt_kappa(**different_judge_counts(data.judge, pair_item.ravel(),
                                                    oriented))
     different["definition"] = "wmt, different judges, either order"
-    _, item_index = np.unique(item, return_inverse=True)
-    intra = intra_counts(data.judge, item_index.ravel(), data.sentence, labels)
+    judge, intra_item, sentence, intra_labels = with_repeats(data, item, labels)
+    _, item_index = np.unique(intra_item, return_inverse=True)
+    intra = intra_counts(judge, item_index.ravel(), sentence, intra_labels)
     return {
         "inter": inter,
         "inter_ebaluatoia": inter_e,

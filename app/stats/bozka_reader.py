@@ -1,6 +1,10 @@
 """Reading Bozka's judgment export (CSV with a header row, or JSON Lines
 with the same keys). The pair is normalised later (``first`` is the system
 whose name sorts first), since the sides shown to a volunteer were random.
+
+A repeat (``kind`` "repeat": a test item shown again to the same volunteer)
+is never a judgment of the systems: it is kept aside, in ``repeats``, for
+intra-annotator agreement only (``agreement.agreement``).
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ BOZKA_COLUMNS = (
     "studies_field", "source_level", "target_level", "served_at",
     "answered_at", "seconds", "is_control", "control_passed", "discarded",
     "discard_reason",
-) + FLAG_COLUMNS
+) + FLAG_COLUMNS + ("kind", "original_judgment_id")
 #: Columns the analysis cannot do without (Bozka format).
 BOZKA_REQUIRED = ("sentence_id", "system_a", "system_b", "choice", "volunteer")
 
@@ -28,6 +32,30 @@ EQUAL = "equal"
 #: a choice ambiguous ("equal" would count every tie as its win), so it is
 #: refused, as the campaign importer refuses it.
 ANSWER_LABELS = ("equal", "left", "right")
+#: The ``kind`` of a row: a test judgment, a control, a repeat of a test
+#: judgment (``original_judgment_id`` names it). Older exports have no kind.
+KINDS = ("test", "control", "repeat")
+REPEAT = "repeat"
+
+
+def repeat_row(b: Builder, repeats: list, line: int, sentence, sys_a, sys_b,
+               choice, judge, flags, keep=()):
+    """Keep one repeat aside, as ``(judge, sentence, system_a, system_b,
+    outcome)`` (outcome +1: system_a better), unless it does not count."""
+    b.counts["rows"] += 1
+    reason = left_out(flags, keep)
+    if reason is not None:
+        b.skip(SKIPPED[reason])
+        return
+    if not choice:
+        b.skip("skipped_unanswered")
+        return
+    outcome = {sys_a: 1, sys_b: -1, EQUAL: 0}.get(choice)
+    if outcome is None or sys_a == sys_b or not sentence or not judge:
+        raise InputError(b.path, line, f"repeat: choice {choice!r} is neither "
+                         f"{sys_a!r}, {sys_b!r} nor 'equal', or a field is empty")
+    b.counts["repeats"] = b.counts.get("repeats", 0) + 1
+    repeats.append((judge, sentence, sys_a, sys_b, outcome))
 
 
 def bozka_row(b: Builder, line: int, sentence, sys_a, sys_b, choice, judge,
@@ -85,6 +113,8 @@ def load_bozka_csv(path, handle, kept, campaign):
     # the flags the file has, in the rule's order (older exports lack some)
     i_flags = [(reason, index[FLAG_OF[reason]]) for reason in REASONS if FLAG_OF[reason] in index]
     i_camp, i_id = index.get("campaign"), index.get("judgment_id")
+    i_kind = index.get("kind")
+    repeats = []
     if campaign is not None and i_camp is None:
         raise InputError(path, reader.line_num, "no campaign column to choose "
                          f"campaign {campaign!r} from")
@@ -116,6 +146,9 @@ def load_bozka_csv(path, handle, kept, campaign):
             skipped[reason] += 1
             continue
         sys_a, sys_b, choice, sentence = row[i_a], row[i_b], row[i_choice], row[i_sent]
+        if i_kind is not None and row[i_kind] == REPEAT:
+            repeat_row(b, repeats, line, sentence, sys_a, sys_b, choice, row[i_judge], flags, kept)
+            continue
         if choice == sys_a:
             outcome = 1
         elif choice == sys_b:
@@ -141,12 +174,13 @@ def load_bozka_csv(path, handle, kept, campaign):
     for reason, value in skipped.items():
         if value:
             b.counts[SKIPPED[reason]] = b.counts.get(SKIPPED[reason], 0) + value
-    return b.finish(1, canonical=True)
+    return with_repeats(b.finish(1, canonical=True), repeats)
 
 
 def load_bozka_jsonl(path, handle, keep, campaign):
     known = set(BOZKA_COLUMNS)
     b = Builder(path, "bozka", campaign)
+    repeats = []
     first_line = None
     loads = json.loads
     for line_no, text in enumerate(handle, start=1):
@@ -182,8 +216,17 @@ def load_bozka_jsonl(path, handle, keep, campaign):
             values.append(value)
         flags = {reason: parse_bool(path, line_no, FLAG_OF[reason], obj.get(FLAG_OF[reason]))
                  for reason in REASONS}
-        bozka_row(b, line_no, *values, flags, keep)
-    return b.finish(first_line or 1, canonical=True)
+        if obj.get("kind") == REPEAT:
+            repeat_row(b, repeats, line_no, *values, flags, keep)
+        else:
+            bozka_row(b, line_no, *values, flags, keep)
+    return with_repeats(b.finish(first_line or 1, canonical=True), repeats)
+
+
+def with_repeats(data, repeats):
+    """``data`` with the repeats read beside it."""
+    data.repeats = repeats
+    return data
 
 
 def _json_text(value) -> str:

@@ -49,6 +49,9 @@ class Judgments:
     path: str = ""
     counts: dict = field(default_factory=dict)   # rows read / skipped
     warnings: list = field(default_factory=list)  # read, but worth a word
+    # A Bozka export's repeats, for intra-annotator agreement only:
+    # (judge, sentence, system_a, system_b, outcome) names (bozka_reader.repeat_row).
+    repeats: list = field(default_factory=list)
 
     def __len__(self) -> int:
         return int(self.outcome.shape[0])

@@ -57,7 +57,7 @@ def judging(args, workdir):
     return results, check, command
 
 
-def next_item(sizes, workdir, protocol, volunteers=30, history=40, rounds=10, base=500):
+def next_item(sizes, workdir, protocol, volunteers=30, history=40, rounds=10, base=500, repeat_share=0):
     """{sentences: serve_next's times in µs}, each call rolled back so that all see the same state.
 
     The campaign is imported (``base`` sentences) and copied up to the size; 10 % of its sentences are
@@ -85,6 +85,7 @@ def next_item(sizes, workdir, protocol, volunteers=30, history=40, rounds=10, ba
         with app.app_context():
             db.create_all()
             campaign = create_campaign(read_campaign(folder))
+            campaign.repeat_share = repeat_share  # pairwise repeats (0: the default, none)
             grow(campaign.id, base, size)
             participations = []
             for number in range(volunteers):
@@ -175,11 +176,14 @@ def main(argv=None):
                              "keenest: 5000)")
     parser.add_argument("--next-volunteers", type=int, default=30, help="volunteers of the next-item timing")
     parser.add_argument("--next-only", action="store_true", help="only the next-item timing (no HTTP)")
+    parser.add_argument("--repeat-share", type=int, default=0,
+                        help="pairwise repeats in 100 items of the next-item timing's campaign (default 0)")
     args = parser.parse_args(argv)
     started, busy = time.time(), machine_busy()
     with scratch() as workdir:
         results = None if args.next_only else judging(args, workdir)
-        times = next_item(args.next_sizes, workdir, args.protocol, args.next_volunteers, args.history)
+        times = next_item(args.next_sizes, workdir, args.protocol, args.next_volunteers, args.history,
+                          repeat_share=args.repeat_share)
     if results is None:
         print(f"\nNext item in-process (assignment.serve_next, then a rollback), microseconds; {args.protocol}, "
               f"{args.next_volunteers} volunteers who have answered {args.history:,} items each; "

@@ -35,6 +35,7 @@ def campaign_rows(seed=0, sentences=40, judges=5):
             "discarded": discarded, "discard_reason": "reading floor" if discarded else None,
             "too_fast": False, "dismissed": discarded, "held": False, "held_reason": None,
             "untested": False, "left_out": "control" if control else "discarded" if discarded else None,
+            "kind": "control" if control else "test", "original_judgment_id": None,
         })
 
     for s in range(1, sentences + 1):
