@@ -54,7 +54,8 @@ def analysis(campaign, state):
     if cached is not None and cached[0] == state:
         return cached[1]
     records = score_records(campaign)
-    result = analyse_da(from_da_records(records)) if records else None
+    # no intervals on the dashboard: the judge bootstrap would only cost time
+    result = analyse_da(from_da_records(records), bootstrap=0) if records else None
     with _lock:
         _cache[campaign.id] = (state, result)
     return result

@@ -10,12 +10,15 @@
    kind of item included (WMT's rule; ``z_over="system"`` uses system items
    only, as WMT's Appraise script does).
 3. Systems.  The score of a segment (system + sentence) is the mean of its
-   system and repeat scores; a system's score is the mean over its segments
-   (micro average), raw and z.
+   system and repeat scores, rounded to 1e-9; a system's score is the mean
+   over its segments (micro average), raw and z, with a judge-level
+   bootstrap interval of z.
 4. Significance.  For every ordered pair (A, B), a one-sided Wilcoxon
-   rank-sum test of A's segment z scores against B's.
-5. Clusters.  Systems in z order; a cluster ends at the system in position i
-   of n when it significantly beats exactly n - i systems (WMT's rule).
+   rank-sum test of A's segment z scores against B's; Holm over the system
+   pairs by default (``correction="none"``: WMT's uncorrected matrix).
+5. Clusters.  Systems in z order, WMT21's rule or WMT22's
+   (``da_significance.wmt_clusters``), on the uncorrected tests as WMT ran
+   them (the published clusters), whatever the correction.
 
 See docs/analysis.md, "Direct Assessment campaigns".
 """
@@ -29,11 +32,16 @@ from scipy.stats import mannwhitneyu
 
 from .da_loader import REPEAT, SYSTEM
 from .da_quality import DEFAULT_TEST, judge_quality, quality_notes, quality_summary
+from .da_significance import (CLUSTER_RULES, CORRECTIONS, holm_matrix, judge_bootstrap,
+                              wins, wmt_clusters)
 
 __all__ = ["analyse_da", "rank_sum_greater", "segment_scores",
            "standardise", "wmt_clusters"]
 
 Z95 = 1.959963984540054
+# segment means are rounded to this many decimals before ranking, so that
+# means equal in exact arithmetic tie whatever the order of summation
+DIGITS = 9
 
 
 # --------------------------------------------------------------------------
@@ -48,8 +56,9 @@ def rank_sum_greater(x, y) -> float | None:
     exact when both samples have fewer than 50 values and no ties, otherwise
     the normal approximation with tie and continuity corrections (scipy's
     own "auto" switches to the approximation at 8 values, so it is chosen here).
+    Values are rounded to ``DIGITS`` decimals first (deterministic ties).
     """
-    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    x, y = np.round(np.asarray(x, dtype=float), DIGITS), np.round(np.asarray(y, dtype=float), DIGITS)
     if x.size == 0 or y.size == 0:
         return None
     both = np.concatenate([x, y])
@@ -85,36 +94,22 @@ def standardise(data, keep: np.ndarray, over: str = "all"):
 
 def segment_scores(data, use: np.ndarray, z: np.ndarray) -> list[dict]:
     """Mean raw and z score of each segment (system + sentence) over the rows
-    in ``use``; a z mean skips undefined z scores (NaN if none is defined)."""
+    in ``use``, rounded to ``DIGITS`` decimals; a z mean skips undefined z
+    scores (NaN if none is defined)."""
     key = data.system[use].astype(np.int64) * len(data.sentences) + data.sentence[use]
     keys, group = np.unique(key, return_inverse=True)
     count = np.bincount(group)
-    raw = np.bincount(group, weights=data.score[use]) / count
+    raw = np.round(np.bincount(group, weights=data.score[use]) / count, DIGITS)
     zs = z[use]
     defined = ~np.isnan(zs)
     z_count = np.bincount(group[defined], minlength=keys.size)
     with np.errstate(invalid="ignore", divide="ignore"):
-        z_mean = np.bincount(group[defined], weights=zs[defined],
-                             minlength=keys.size) / z_count
+        z_mean = np.round(np.bincount(group[defined], weights=zs[defined],
+                                      minlength=keys.size) / z_count, DIGITS)
     return [{"system": data.systems[k // len(data.sentences)],
              "sentence": data.sentences[k % len(data.sentences)],
              "raw": float(r), "z": float(zm), "scores": int(c)}
             for k, r, zm, c in zip(keys.tolist(), raw, z_mean, count)]
-
-
-def wmt_clusters(order, wins) -> list[list[str]]:
-    """WMT's clusters: the systems in z order; the cluster ends at the system
-    in position i of n when it significantly beats exactly n - i systems
-    (normally: all the systems below it and none above)."""
-    clusters, current = [], []
-    for i, name in enumerate(order, start=1):
-        current.append(name)
-        if wins[name] == len(order) - i:
-            clusters.append(current)
-            current = []
-    if current:
-        clusters.append(current)
-    return clusters
 
 
 # --------------------------------------------------------------------------
@@ -123,16 +118,22 @@ def wmt_clusters(order, wins) -> list[list[str]]:
 
 def analyse_da(data, *, alpha: float = 0.05, judge_threshold: float = 0.05,
                keep_unreliable: bool = False, z_over: str = "all",
-               judge_test: str = DEFAULT_TEST, judge_min_pairs: int | None = None) -> dict:
+               judge_test: str = DEFAULT_TEST, judge_min_pairs: int | None = None,
+               correction: str = "holm", clusters: str = "wmt21",
+               bootstrap: int = 1000, seed: int = 1) -> dict:
     """Run the DA analysis on ``data`` (a da_loader.DAScores); the result
     follows the schema in docs/analysis.md (``systems``, ``wilcoxon``,
-    ``judges``, ``clusters``, ``segments``, ``input``, ``settings``,
-    ``notes``).
+    ``wilcoxon_holm``, ``judges``, ``clusters``, ``segments``, ``input``,
+    ``settings``, ``notes``).  ``bootstrap`` resamples of the judges give
+    the z intervals (0: the normal interval over segments instead).
     Judges: ``judge_test`` ("t" or "wilcoxon"), ``judge_min_pairs`` (None:
     the test's default) and ``judge_threshold`` as in ``da_quality``; the
     table in WMT's form is ``quality_control``."""
     if z_over not in ("all", "system"):
         raise ValueError(f"z_over must be 'all' or 'system', not {z_over!r}")
+    if correction not in CORRECTIONS or clusters not in CLUSTER_RULES:
+        raise ValueError(f"correction must be one of {CORRECTIONS} and clusters "
+                         f"one of {CLUSTER_RULES}, not {correction!r}, {clusters!r}")
     judges, quality, notes = _quality_control(data, judge_test, judge_min_pairs,
                                               judge_threshold, keep_unreliable)
 
@@ -148,7 +149,11 @@ def analyse_da(data, *, alpha: float = 0.05, judge_threshold: float = 0.05,
 
     use = keep & ((data.kind == SYSTEM) | (data.kind == REPEAT))
     segments = segment_scores(data, use, z) if use.any() else []
-    systems = _system_rows(segments)
+    scored = use & ~np.isnan(z)
+    low, high = judge_bootstrap(data.judge[scored], data.sentence[scored], data.system[scored],
+                                z[scored], len(data.systems), bootstrap, seed)
+    interval = dict(zip(data.systems, zip(low, high))) if bootstrap > 0 else None
+    systems = _system_rows(segments, interval)
     order = [s["system"] for s in systems]
     seg_z = {name: [] for name in order}
     for g in segments:
@@ -156,17 +161,22 @@ def analyse_da(data, *, alpha: float = 0.05, judge_threshold: float = 0.05,
             seg_z[g["system"]].append(g["z"])
     wilcoxon = {a: {b: rank_sum_greater(seg_z[a], seg_z[b])
                     for b in order if b != a} for a in order}
+    wilcoxon_holm = holm_matrix(wilcoxon)
+    chosen = wilcoxon_holm if correction == "holm" else wilcoxon
+    won = wins(order, chosen, alpha, clusters)
     for row in systems:
-        row["wins"] = sum(p is not None and p < alpha
-                          for p in wilcoxon[row["system"]].values())
+        row["wins"] = won[row["system"]]
     ranked = [s["system"] for s in systems if s["z"] is not None]
-    clusters = wmt_clusters(ranked, {s["system"]: s["wins"] for s in systems})
+    # the clusters follow WMT's rule as WMT ran it, on the uncorrected tests, so
+    # they reproduce the published ones; wins and verdicts use ``correction``
+    cluster_list = wmt_clusters(ranked, wins(order, wilcoxon, alpha, clusters), clusters)
     position = {name: i for i, name in enumerate(order)}
     for a in order:
-        for b, p in wilcoxon[a].items():
+        for b, p in chosen[a].items():
             if p is not None and p < alpha and position[b] < position[a]:
-                notes.append(f"{a} significantly beat {b} (p = {p:.4f}), "
-                             f"although {b}'s z is higher")
+                notes.append(f"{a} significantly beat {b} (p = {p:.4f}), although "
+                             f"{b}'s z is higher" + (" (not a win under the wmt22 "
+                                                      "cluster rule)" if clusters == "wmt22" else ""))
     missing = sorted(set(data.systems) - set(order))
     if missing:
         notes.append("no system scores (quality-control items only or judges "
@@ -185,12 +195,18 @@ def analyse_da(data, *, alpha: float = 0.05, judge_threshold: float = 0.05,
                      "judge_test": judge_test, "judge_min_pairs": quality["min_pairs"],
                      "segment": "system + sentence; system and repeat scores",
                      "test": "one-sided Wilcoxon rank-sum (R's wilcox.test)",
-                     "clusters": "wmt"},
+                     "segment_digits": DIGITS, "correction": correction,
+                     "clusters": clusters, "cluster_tests": "uncorrected (as WMT)",
+                     "bootstrap": bootstrap, "seed": seed,
+                     "interval": (f"bootstrap of judges and sentences, {bootstrap} "
+                                  "resamples, percentile"
+                                  if bootstrap > 0 else "normal, over segments")},
         "systems": systems,
         "wilcoxon": wilcoxon,
+        "wilcoxon_holm": wilcoxon_holm,
         "judges": judges,
         "quality_control": quality,
-        "clusters": clusters,
+        "clusters": cluster_list,
         "segments": segments,
         "notes": notes,
     }
@@ -206,8 +222,10 @@ def _quality_control(data, test, min_pairs, threshold, keep_unreliable) -> tuple
     return judges, quality, quality_notes(data, quality, _names)
 
 
-def _system_rows(segments) -> list[dict]:
-    """Micro averages per system, best z first (systems without z last)."""
+def _system_rows(segments, interval=None) -> list[dict]:
+    """Micro averages per system, best z first (systems without z last);
+    the z interval from ``interval`` ({system: (low, high)}), or without it
+    the normal one, z +- 1.96 sd / sqrt(N) over the segments."""
     by_system = {}
     for g in segments:
         by_system.setdefault(g["system"], []).append(g)
@@ -216,12 +234,17 @@ def _system_rows(segments) -> list[dict]:
         raw = np.array([g["raw"] for g in segs])
         zs = np.array([g["z"] for g in segs if not math.isnan(g["z"])])
         z = float(zs.mean()) if zs.size else None
-        half = Z95 * zs.std(ddof=1) / math.sqrt(zs.size) if zs.size > 1 else None
+        if interval is not None:
+            low, high = (_num(v) for v in interval[name])
+        elif zs.size > 1:
+            half = Z95 * zs.std(ddof=1) / math.sqrt(zs.size)
+            low, high = z - half, z + half
+        else:
+            low = high = None
         rows.append({"system": name, "raw": float(raw.mean()), "z": z,
                      "segments": len(segs), "z_segments": int(zs.size),
                      "judgments": sum(g["scores"] for g in segs),
-                     "z_ci_low": None if half is None else z - half,
-                     "z_ci_high": None if half is None else z + half})
+                     "z_ci_low": low, "z_ci_high": high})
     rows.sort(key=lambda r: (r["z"] is None, -(r["z"] or 0.0), -r["raw"], r["system"]))
     return rows
 

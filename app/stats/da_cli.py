@@ -3,6 +3,7 @@ over to :func:`main` when :func:`wants_da` says the input is DA.
 
     python scripts/analyse.py INPUT [--format wmt-da|bozka-da] [--json FILE]
         [--csv DIR] [--plots DIR] [--alpha 0.05] [--pair SRC-TRG]
+        [--no-correction] [--clusters wmt21|wmt22] [--bootstrap N] [--seed N]
         [--judge-test t|wilcoxon] [--judge-min-pairs N]
         [--keep-unreliable] [--include-discarded] [--keep-flagged] [--quiet]
 
@@ -19,6 +20,7 @@ import sys
 
 from . import cli
 from .da import analyse_da
+from .da_significance import CLUSTER_RULES
 from .da_loader import DA_FORMATS, load_da, sniff_da
 from .da_quality import DEFAULT_MIN_PAIRS, DEFAULT_TEST, TESTS
 from .loader import InputError
@@ -64,6 +66,20 @@ def build_da_parser() -> argparse.ArgumentParser:
     p.add_argument("--plots", metavar="DIR", help="write PNG and SVG charts")
     p.add_argument("--alpha", type=cli.alpha_level, default=0.05,
                    help="significance level of system wins and clusters (default 0.05)")
+    correction = p.add_mutually_exclusive_group()
+    correction.add_argument("--no-correction", dest="correction", action="store_const",
+                            const="none", default="holm",
+                            help="WMT's uncorrected matrix: each one-sided test at --alpha "
+                                 "(the default is Holm over the system pairs)")
+    correction.add_argument("--holm", dest="correction", action="store_const", const="holm",
+                            help="Holm over the system pairs: the default")
+    p.add_argument("--clusters", choices=CLUSTER_RULES, default=CLUSTER_RULES[0],
+                   help="cluster rule: wmt21 (WMT21's published clusters, default) or "
+                        "wmt22 (no win against the z order)")
+    p.add_argument("--bootstrap", type=cli.non_negative, default=1000, metavar="N",
+                   help="resamples of judges and sentences for the 95%% interval of z "
+                        "(default 1000; 0: the normal interval over segments)")
+    p.add_argument("--seed", type=int, default=1, help="bootstrap random seed (default 1)")
     p.add_argument("--campaign", metavar="SLUG",
                    help="Bozka export: analyse only this campaign (required "
                         "when the file holds several)")
@@ -99,7 +115,9 @@ def main(argv=None) -> int:
         cli.say(str(exc))
         return 2
     result = analyse_da(data, alpha=args.alpha, keep_unreliable=args.keep_unreliable,
-                        judge_test=args.judge_test, judge_min_pairs=args.judge_min_pairs)
+                        judge_test=args.judge_test, judge_min_pairs=args.judge_min_pairs,
+                        correction=args.correction, clusters=args.clusters,
+                        bootstrap=args.bootstrap, seed=args.seed)
     result["settings"]["include_discarded"] = args.include_discarded
     result["settings"]["keep_flagged"] = args.keep_flagged
     result["settings"]["pair"] = args.pair

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 
+from .da_report import significance
 from .plots import COLOURS, pyplot, save_figure
 
 __all__ = ["write_da_plots"]
@@ -39,10 +40,11 @@ def significance_chart(result, directory: str) -> list[str]:
     from matplotlib.colors import BoundaryNorm, ListedColormap
 
     names = [s["system"] for s in result["systems"]]
+    matrix = significance(result)  # the report's stars: Holm unless asked otherwise
     level = np.full((len(names), len(names)), np.nan)
     for i, a in enumerate(names):
         for j, b in enumerate(names):
-            p = result["wilcoxon"][a].get(b)
+            p = matrix[a].get(b)
             if p is not None:
                 level[i, j] = 3 if p < 0.001 else 2 if p < 0.01 else \
                     1 if p < 0.05 else 0
@@ -56,7 +58,8 @@ def significance_chart(result, directory: str) -> list[str]:
     ax.set_yticklabels(names)
     ax.set_xlabel("worse")
     ax.set_ylabel("better")
-    ax.set_title("One-sided Wilcoxon rank-sum: row better than column")
+    corrected = ", Holm" if result["settings"].get("correction") == "holm" else ""
+    ax.set_title(f"One-sided Wilcoxon rank-sum{corrected}: row better than column")
     bar = fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04, ticks=[0, 1, 2, 3])
     bar.ax.set_yticklabels(["p >= 0.05", "p < 0.05", "p < 0.01", "p < 0.001"])
     paths = save_figure(fig, directory, "da_significance")

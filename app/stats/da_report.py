@@ -11,7 +11,21 @@ import os
 from .report import fmt_num, fmt_p, printable, table, write_tables
 from .research import FLAGGED
 
-__all__ = ["stars", "text_report", "write_csv"]
+__all__ = ["significance", "stars", "text_report", "write_csv"]
+
+CLUSTER_RULE = {"wmt21": "WMT21's rule: a cluster ends at the system in position i of n "
+                         "that beats exactly n - i systems",
+                "wmt22": "WMT22's rule: wins count only against lower z; a cluster ends "
+                         "after position i of n when every system so far beats at least "
+                         "n - i systems"}
+
+
+def significance(result) -> dict:
+    """The matrix of p-values the wins and stars use: Holm-adjusted
+    by default, WMT's uncorrected one with ``correction="none"``."""
+    if result["settings"].get("correction", "none") == "holm":
+        return result["wilcoxon_holm"]
+    return result["wilcoxon"]
 
 
 def stars(p) -> str:
@@ -62,6 +76,7 @@ def wilcoxon_rows(result) -> tuple[list[str], list[list]]:
     """WMT's matrix: row z minus column z, with the row-better stars."""
     names = [s["system"] for s in result["systems"]]
     z = {s["system"]: s["z"] for s in result["systems"]}
+    matrix = significance(result)
     rows = []
     for a in names:
         row = [a]
@@ -72,7 +87,7 @@ def wilcoxon_rows(result) -> tuple[list[str], list[list]]:
                 row.append("n/a")
             else:
                 diff = round(z[a] - z[b], 2) + 0.0     # no "-0.00"
-                row.append(f"{diff:.2f}{stars(result['wilcoxon'][a][b])}")
+                row.append(f"{diff:.2f}{stars(matrix[a][b])}")
         rows.append(row)
     return [""] + names, rows
 
@@ -102,18 +117,27 @@ def text_report(result) -> str:
         return "\n".join(out + [f"  note: {n}" for n in result["notes"]]) + "\n"
 
     basis = "all their scores" if s["z_over"] == "all" else "their system scores"
+    interval = s.get("interval", "normal, over segments")
+    corrected = s.get("correction") == "holm"
     out += [f"Systems (mean of segment means; z: each judge's scores standardised "
-            f"with the mean and sd of {basis}; wins at alpha = {s['alpha']})",
+            f"with the mean and sd of {basis}; 95% CI of z: {interval}; wins at "
+            f"alpha = {s['alpha']}, {'Holm' if corrected else 'uncorrected'})",
             table(["rank", "system", "raw", "z", "95% CI of z", "segments",
                    "scores", "wins"], system_rows(result), "rl" + "r" * 6), ""]
 
     headers, rows = wilcoxon_rows(result)
-    out += ["Wilcoxon rank-sum on segment z scores (row z minus column z; "
+    n = len(headers) - 1
+    pairs = n * (n - 1) // 2
+    how = f"Holm-adjusted over the {pairs} system pairs" if corrected else \
+        "uncorrected, as WMT publishes it (--holm is the default)"
+    out += [f"Wilcoxon rank-sum on segment z scores, p {how} (row z minus column z; "
             "* p < 0.05, ** p < 0.01, *** p < 0.001 that the row is better)",
             table(headers, rows, "l" + "r" * (len(headers) - 1)), ""]
 
+    rule = s.get("clusters", "wmt21")
     out.append("Clusters: " + printable("  >  ".join("{" + ", ".join(c) + "}"
                                                      for c in result["clusters"])))
+    out.append(f"  ({CLUSTER_RULE.get(rule, rule)}; on the uncorrected tests, as WMT published them)")
     for note in result["notes"]:
         out.append(f"  note: {printable(note)}")
     return "\n".join(out) + "\n"
@@ -139,15 +163,18 @@ def _tables(result) -> dict:
                        m["bad_reference"], m["reference"]])
 
     names = [s["system"] for s in result["systems"]]
-    wilcoxon = [["better\\worse"] + names]
-    for a in names:
-        wilcoxon.append([a] + [result["wilcoxon"][a].get(b) for b in names])
+    matrices = {}
+    for key in ("wilcoxon", "wilcoxon_holm"):
+        matrices[key] = [["better\\worse"] + names]
+        for a in names:
+            matrices[key].append([a] + [result[key][a].get(b) for b in names])
 
     segments = [["system", "sentence", "raw", "z", "scores"]]
     segments += [[g["system"], g["sentence"], g["raw"], g["z"], g["scores"]]
                  for g in result["segments"]]
     return {"da_systems.csv": systems, "da_judges.csv": judges,
-            "da_wilcoxon.csv": wilcoxon, "da_segments.csv": segments}
+            "da_wilcoxon.csv": matrices["wilcoxon"],
+            "da_wilcoxon_holm.csv": matrices["wilcoxon_holm"], "da_segments.csv": segments}
 
 
 def write_csv(result, directory: str) -> list[str]:

@@ -234,7 +234,7 @@ def test_every_judge_left_out_gives_an_empty_table(tmp_path):
     assert "2 of 2 tested judge(s) left out" in result["notes"][0]
     assert "No system scores" in da_report.text_report(result)
     assert write_da_plots(result, str(tmp_path)) == []
-    assert len(da_report.write_csv(result, str(tmp_path))) == 4
+    assert len(da_report.write_csv(result, str(tmp_path))) == 5
 
 
 # --------------------------------------------------------------------------

@@ -48,8 +48,14 @@ def published_wilcoxon():
 
 @pytest.fixture(scope="module")
 def result():
+    """WMT's published matrix and clusters are uncorrected."""
     data = load_da(da_reference_file("hi-bn.ad-good-raw.tsv"))
-    return analyse_da(data)
+    return analyse_da(data, correction="none")
+
+
+@pytest.fixture(scope="module")
+def default():
+    return analyse_da(load_da(da_reference_file("hi-bn.ad-good-raw.tsv")))
 
 
 def test_reads_the_wmt_layout():
@@ -105,10 +111,37 @@ def test_published_clusters(result):
                for n in result["notes"])
 
 
+def test_what_holm_changes(result, default):
+    # the same tests; Holm over the 36 pairs takes 11 of the 29 published wins
+    assert default["wilcoxon"] == result["wilcoxon"]
+    raw, holm = result["wilcoxon"], default["wilcoxon_holm"]
+    lost = sorted((a, b) for a in raw for b in raw[a]
+                  if raw[a][b] < 0.05 and not holm[a][b] < 0.05)
+    assert lost == [("GTCOM.0", "Online-B.5"), ("GTCOM.0", "Online-Y.2"),
+                    ("HuaweiTSC.1", "Online-B.5"), ("HuaweiTSC.1", "Online-Y.2"),
+                    ("Online-A.6", "Online-B.5"), ("Online-A.6", "Online-Y.2"),
+                    ("Online-B.5", "TRANSSION.3"), ("Online-Y.2", "TRANSSION.3"),
+                    ("TRANSSION.3", "MS-EgDC.8"), ("UEdin.4", "Online-B.5"),
+                    ("UEdin.4", "Online-Y.2")]
+    assert sum(p < 0.05 for row in holm.values() for p in row.values()) == 18
+    # GTCOM.0 over Online-Y.2: published ** (one-sided p = 0.0040), 0.135 after Holm
+    assert holm["GTCOM.0"]["Online-Y.2"] == pytest.approx(0.13525, abs=1e-5)
+    assert [s["wins"] for s in default["systems"]] == [3, 3, 3, 3, 2, 1, 2, 1, 0]
+    # the clusters stay WMT's, on the uncorrected tests (the published ones)
+    assert default["clusters"] == result["clusters"]
+    wmt22 = analyse_da(load_da(da_reference_file("hi-bn.ad-good-raw.tsv")),
+                       clusters="wmt22", bootstrap=0)
+    # WMT22's rule: Online-B.5's win over TRANSSION.3 (higher z) does not count,
+    # so B.5's two downward wins close {Online-Y.2, TRANSSION.3, Online-B.5}
+    assert wmt22["clusters"] == [["HuaweiTSC.1", "Online-A.6", "GTCOM.0", "UEdin.4"],
+                                 ["Online-Y.2", "TRANSSION.3", "Online-B.5"],
+                                 ["MS-EgDC.8"], ["Online-G.7"]]
+
+
 def test_command_reproduces_the_published_table(tmp_path):
     out = tmp_path / "hibn.json"
     proc = subprocess.run(
-        [sys.executable, "scripts/analyse.py", "--format", "wmt-da",
+        [sys.executable, "scripts/analyse.py", "--format", "wmt-da", "--no-correction",
          da_reference_file("hi-bn.ad-good-raw.tsv"), "--json", str(out)],
         cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
@@ -125,4 +158,6 @@ def test_command_reproduces_the_published_table(tmp_path):
          "--quiet", "--json", str(tmp_path / "auto.json")],
         cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert auto.returncode == 0 and auto.stdout == ""
-    assert json.loads((tmp_path / "auto.json").read_text())["systems"] == result["systems"]
+    auto = json.loads((tmp_path / "auto.json").read_text())
+    assert auto["wilcoxon"] == result["wilcoxon"] and auto["settings"]["correction"] == "holm"
+    assert [s["z"] for s in auto["systems"]] == [s["z"] for s in result["systems"]]
