@@ -20,6 +20,14 @@ CLUSTER_RULE = {"wmt21": "WMT21's rule: a cluster ends at the system in position
                          "n - i systems"}
 
 
+#: The site's one rule of who counts (app/services/quality.left_out_volunteer), as
+#: the analysis applies it.
+WHO_COUNTS = ("Who counts (the site's rule, also its dashboard's and raffle's): answers of "
+              "dismissed or held volunteers are left out (the export's flags); judges the "
+              "judge test below leaves out are left out; judges with too few pairs to be "
+              "tested are kept, as untested.")
+
+
 def significance(result) -> dict:
     """The matrix of p-values the wins and stars use: Holm-adjusted
     by default, WMT's uncorrected one with ``correction="none"``."""
@@ -104,7 +112,7 @@ def text_report(result) -> str:
             f"{v} {k.replace('skipped_', '')}" for k, v in sorted(skipped.items()))
         if any(f"skipped_{reason}" in skipped for reason in FLAGGED):
             line += " (flagged answers: --keep-flagged keeps them)"
-    out = [printable(line), ""]
+    out = [printable(line), WHO_COUNTS, ""]
 
     statistic = result.get("quality_control", {}).get("statistic", "t")
     out += quality_lines(result) + [
