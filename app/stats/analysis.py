@@ -13,15 +13,17 @@ __all__ = ["analyse"]
 
 
 def analyse(data, *, alpha: float = 0.05, test: str = "sign",
-            correction: str = "holm", unit: str = "items",
+            correction: str = "holm", unit: str = "margins",
             z_form: str = "binomial", rounds: int = 1000, seed: int = 1,
             pseudo_count: float = 0.01,
             bt_ties: str = _bt.TIE_MODELS[0]) -> dict:
     """Run every statistic on ``data`` (a loader.Judgments).
 
-    ``test``, ``correction`` and ``unit`` choose what decides a pair's
-    significance and so the ordering (see winners.significance); the
-    defaults hold the family-wise error rate at ``alpha``.
+    ``unit`` (``margins``: the sentence-level sign-flip test, default;
+    ``items``: per-sentence winners by ``test``) and ``correction`` choose
+    what decides a pair's significance and so the ordering and clusters
+    (see winners.significance); the defaults hold the family-wise error
+    rate at ``alpha`` when judgments of one sentence are correlated.
 
     The result follows the schema in docs/analysis.md: ``systems``,
     ``agreement``, ``pairs``, ``ordering``, ``clusters``, ``bradley_terry``,

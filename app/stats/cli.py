@@ -85,13 +85,16 @@ def build_parser() -> argparse.ArgumentParser:
                             help="Holm over all pairs: the default, accepted "
                                  "for compatibility")
     p.add_argument("--test", choices=("sign", "z"), default="sign",
-                   help="test deciding significance: exact sign test "
-                        "(default) or z-test without continuity correction "
-                        "(as in the paper)")
-    p.add_argument("--unit", choices=("items", "judgments"), default="items",
-                   help="what the test deciding the ordering counts: "
-                        "per-sentence winners (default, as in the paper) or "
-                        "single judgments; both are reported")
+                   help="test of the items unit (and of the judgments "
+                        "p-values): exact sign test (default) or z-test "
+                        "without continuity correction (as in the paper)")
+    p.add_argument("--unit", choices=("margins", "items"), default="margins",
+                   help="what decides significance and the ordering: "
+                        "per-sentence judgment margins by an exact "
+                        "sentence-level sign-flip test (default) or "
+                        "per-sentence winners by --test (as in the paper); "
+                        "both are reported, with the judgments p-value as "
+                        "descriptive only")
     p.add_argument("--z-form", choices=("binomial", "two-proportion"),
                    default="binomial",
                    help="z statistic: normal approximation to the sign test "

@@ -130,14 +130,15 @@ def significance_headers(result) -> list[str]:
     holm = result["settings"]["correction"] == "holm"
     headers = ["pair (A vs B)", "judgments", "A wins", "B wins", "ties",
                "sent. A", "sent. B"]
-    for unit in ("items", "judgments"):
+    for unit in ("margins", "items", "judgments (descriptive)"):
         headers += [f"p {unit}"] + ([f"p {unit}, Holm"] if holm else [])
-    return headers + ["significant, items", "significant, judgments"]
+    return headers + [f"significant, {result['settings']['unit']}"]
 
 
 def significance_rows(result) -> list[list]:
-    """One row per pair: counts, each unit's p-values of the chosen test
-    (raw, then Holm when corrected) and each unit's verdict."""
+    """One row per pair: counts, each unit's p-value (raw, then Holm when
+    corrected) and the verdict of the unit the ordering uses.  The judgments
+    unit gets no verdict: its test assumes independent judgments."""
     s = result["settings"]
     holm = s["correction"] == "holm"
     rows = []
@@ -145,30 +146,34 @@ def significance_rows(result) -> list[list]:
         a, b = p["systems"]
         row = [f"{a} vs {b}", p["judgments"], p["wins"][a], p["wins"][b],
                p["ties"], p["sentence_wins"][a], p["sentence_wins"][b]]
-        for unit in ("items", "judgments"):
+        for unit in ("margins", "items", "judgments"):
             t = p["units"][unit]
-            row += [fmt_p(t[f"p_{s['test']}"])] + ([fmt_p(t["p"])] if holm else [])
-        for unit in ("items", "judgments"):
-            t = p["units"][unit]
-            row.append(f"yes: {t['better']}" if t["significant"] else "no")
+            raw = t["p_flip"] if unit == "margins" else t[f"p_{s['test']}"]
+            row += [fmt_p(raw)] + ([fmt_p(t["p"])] if holm else [])
+        row.append(f"yes: {p['better']}" if p["significant"] else "no")
         rows.append(row)
     return rows
 
 
 def significance_title(result) -> list[str]:
-    """The lines naming the test, the correction and the unit used."""
+    """The lines naming the tests, the correction and the unit used."""
     s = result["settings"]
     test = ("exact sign test" if s["test"] == "sign" else
             f"{s['z_form']} z-test, no continuity correction")
+    deciding = ("exact sign-flip test of per-sentence margins"
+                if s["unit"] == "margins" else f"{test} of sentences won")
     if s["correction"] == "holm":
         n = len(result["pairs"])
         correction = (f"Holm-corrected over the {n} pair{'' if n == 1 else 's'} "
                       f"within each unit")
     else:
         correction = "no correction for multiple comparisons"
-    return [f"Significance ({test}; {correction}; alpha = {s['alpha']})",
-            "units: items = sentences won (per-sentence winners), judgments = "
-            "single judgments; ties excluded. "
+    return [f"Significance ({deciding}; {correction}; alpha = {s['alpha']})",
+            "units: margins = each sentence's votes(A) - votes(B), signs flipped "
+            "per sentence (exact); items = sentences won, judgments = single "
+            f"judgments ({test}, ties excluded). The judgments p-value is "
+            "descriptive only: it treats the judgments of one sentence as "
+            "independent, so it decides nothing. "
             f"The ordering uses {s['unit']}."]
 
 
@@ -343,13 +348,14 @@ def _raw_rows(result):
         by_pair.append(e["systems"] + [e[k] for k in keys] +
                        [eb["kappa"], eb["p_e"], eb["label"]])
 
-    pair_cols = ["judgments", "ties", "sentence_count", "z", "p_value",
+    pair_cols = ["judgments", "ties", "sentence_count", "margin_p", "z", "p_value",
                  "sign_test_p", "judgment_z", "judgment_p_value",
                  "judgment_sign_test_p"]
     if result["settings"]["correction"] == "holm":
-        pair_cols += ["p_value_holm", "sign_test_p_holm",
+        pair_cols += ["margin_p_holm", "p_value_holm", "sign_test_p_holm",
                       "judgment_p_value_holm", "judgment_sign_test_p_holm"]
-    pair_cols += ["p_items", "p_judgments"]
+    # p_judgments is descriptive: "significant" is the ordering's unit's verdict
+    pair_cols += ["p_margins", "p_items", "p_judgments"]
     pairs = [["system_a", "system_b", "wins_a", "wins_b", "a_plus_plus",
               "a_plus", "equal", "b_plus", "b_plus_plus", "sentence_wins_a",
               "sentence_wins_b"] + pair_cols + ["significant", "better"]]

@@ -14,7 +14,9 @@ correlated by icc (0.15 to 0.39 in the WMT19 reference data).  On average no
 system is better than another, so every significant pair and every ">" in
 an ordering is spurious.  The judgments go through the real analysis:
 winners.pair_tables, winners.significance, Bradley-Terry scores for the
-tie-break, ordering.order_systems.
+tie-break, ordering.order_systems.  Two candidate tests that are not in the
+analysis (a t-test and a Wilcoxon signed-rank test on each sentence's share
+(votes(A) - votes(B)) / judgments) are computed here beside its own.
 
 Also printed: the exact false-positive rate of each single test for every
 number n of decisive units (no simulation), and with --icc-of the icc
@@ -31,17 +33,22 @@ from harness import table
 from app.stats.bradley_terry import bradley_terry
 from app.stats.loader import Judgments, load
 from app.stats.ordering import beats_from_pairs, order_systems
-from app.stats.winners import UNITS, pair_tables, sign_test, significance, z_test
+from app.stats.winners import holm, pair_tables, sign_test, significance, z_test
 
 SYSTEMS = [f"system-{i}" for i in range(8)]
-# (label, test, correction, unit deciding the ordering)
+UNITS = ("items", "judgments")
+# (label, unit, p-value key in winners.significance's units, or a candidate's
+# name; correction).  "shares" are the candidates computed here.
 SETTINGS = [
-    ("old defaults: z-test, no correction, items", "z", "none", "items"),
-    ("z-test, Holm, items", "z", "holm", "items"),
-    ("sign test, no correction, items", "sign", "none", "items"),
-    ("**new defaults: sign test, Holm, items**", "sign", "holm", "items"),
-    ("sign test, no correction, judgments", "sign", "none", "judgments"),
-    ("sign test, Holm, judgments", "sign", "holm", "judgments"),
+    ("paper: z-test, no correction, items", "items", "p_z", "none"),
+    ("z-test, Holm, items", "items", "p_z", "holm"),
+    ("issue 19 default: sign test, Holm, items", "items", "p_sign", "holm"),
+    ("**default: sign-flip test, Holm, margins**", "margins", "p_flip", "holm"),
+    ("sign-flip test, no correction, margins", "margins", "p_flip", "none"),
+    ("t-test, Holm, shares", "shares", "t", "holm"),
+    ("Wilcoxon signed-rank, Holm, shares", "shares", "wilcoxon", "holm"),
+    ("sign test, no correction, judgments (invalid)", "judgments", "p_sign", "none"),
+    ("sign test, Holm, judgments (invalid)", "judgments", "p_sign", "holm"),
 ]
 # per-pair tests whose real false-positive rate is measured: label -> p
 SINGLE_TESTS = {
@@ -52,16 +59,23 @@ SINGLE_TESTS = {
 }
 
 
-def campaign(rng, sentences, per_sentence, ties, icc):
-    """One campaign's judgments (canonical pairs, judges irrelevant here)."""
+def campaign(rng, sentences, per_sentence, ties, icc, split=None):
+    """One campaign's judgments (canonical pairs, judges irrelevant here).
+
+    ``split``: the share of decisive judgments system-0 wins against
+    system-1 on average (the power simulation); None: all pairs 1/2."""
     k = len(SYSTEMS)
     pairs = [(i, j) for i in range(k) for j in range(i + 1, k)]
     cells = len(pairs) * sentences
+    mean = np.full(cells, 0.5)
+    if split is not None:
+        mean[:sentences] = split        # pair (0, 1) comes first
     if icc > 0:
-        c = (1.0 / icc - 1.0) / 2.0
-        p_first = rng.beta(c, c, cells)
+        # Beta with this mean and a + b = 1/icc - 1: the same icc at any mean
+        c = 1.0 / icc - 1.0
+        p_first = rng.beta(c * mean, c * (1 - mean))
     else:
-        p_first = np.full(cells, 0.5)
+        p_first = mean
     p_first = np.repeat(p_first, per_sentence)
     tie = rng.random(p_first.size) < ties
     outcome = np.where(tie, 0, np.where(rng.random(p_first.size) < p_first, 1, -1))
@@ -72,6 +86,40 @@ def campaign(rng, sentences, per_sentence, ties, icc):
     return Judgments(systems=SYSTEMS, sentences=[str(s) for s in range(sentences)],
                      judges=[str(j) for j in range(per_sentence)], first=first, second=second,
                      outcome=outcome.astype(np.int8), sentence=sentence, judge=judge)
+
+
+def share_tests(data, sentences, per_sentence):
+    """Candidate p-values per pair (in pair_tables' order) from each
+    sentence's share (votes(A) - votes(B)) / judgments."""
+    shares = data.outcome.reshape(-1, sentences, per_sentence).sum(axis=2) / per_sentence
+    with np.errstate(invalid="ignore", divide="ignore"):
+        t = stats.ttest_1samp(shares, 0.0, axis=1).pvalue
+        w = np.array([stats.wilcoxon(row, zero_method="wilcox", method="approx").pvalue
+                      if row.any() else 1.0 for row in shares])
+    return {"t": np.nan_to_num(t, nan=1.0), "wilcoxon": np.nan_to_num(w, nan=1.0)}
+
+
+def verdicts(data, tables, args):
+    """Per setting of SETTINGS: (p-values after its correction, winner
+    names or None), one per pair."""
+    pairs = significance(tables, alpha=args.alpha, test="sign", correction="none")
+    candidates = share_tests(data, args.sentences, args.per_sentence)
+    out = []
+    for _, unit, key, correction in SETTINGS:
+        if unit == "shares":
+            p = candidates[key]
+        else:
+            p = np.array([e["units"][unit][key] for e in pairs])
+        if correction == "holm":
+            p = np.array(holm(p))
+        margin = np.array([e["wins"][e["systems"][0]] - e["wins"][e["systems"][1]] for e in pairs])
+        if unit == "items":
+            margin = np.array([e["sentence_wins"][e["systems"][0]] - e["sentence_wins"][e["systems"][1]]
+                               for e in pairs])
+        better = [(e["systems"][0] if m > 0 else e["systems"][1]) if q < args.alpha and m else None
+                  for e, q, m in zip(pairs, p, margin)]
+        out.append((p, better))
+    return out
 
 
 def simulate(args, icc):
@@ -85,9 +133,9 @@ def simulate(args, icc):
         data = campaign(rng, args.sentences, args.per_sentence, args.ties, icc)
         tables = pair_tables(data)
         scores = {r["system"]: r["score"] for r in bradley_terry(data, rounds=0)["scores"]}
-        for s, (_, test, correction, unit) in enumerate(SETTINGS):
-            pairs = significance(tables, alpha=args.alpha, test=test, correction=correction, unit=unit)
-            significant[s, c] = sum(p["significant"] for p in pairs)
+        for s, (_, better) in enumerate(verdicts(data, tables, args)):
+            pairs = [{"systems": t["systems"], "better": b} for t, b in zip(tables, better)]
+            significant[s, c] = sum(b is not None for b in better)
             spurious_gt[s, c] = ">" in order_systems(SYSTEMS, beats_from_pairs(pairs), scores)["ordering"]
         for t in tables:
             a_name, b_name = t["systems"]

@@ -32,11 +32,11 @@ def test_script_runs_from_repo_root_and_writes_json(bozka_csv, tmp_path):
     out = tmp_path / "result.json"
     # the paper's settings
     proc = run(path, "--json", str(out), "--bootstrap", "100", "--test", "z",
-               "--no-correction")
+               "--no-correction", "--unit", "items")
     assert proc.returncode == 0, proc.stderr
     assert "Ordering: SMTs ≈ Google > SMTb > Hybrid ≈ Matxin ENEUS" in proc.stdout
-    assert ("Significance (binomial z-test, no continuity correction; no "
-            "correction for multiple comparisons; alpha = 0.05)") in proc.stdout
+    assert ("Significance (binomial z-test, no continuity correction of sentences "
+            "won; no correction for multiple comparisons; alpha = 0.05)") in proc.stdout
     result = json.loads(out.read_text(encoding="utf-8"))
     # the documented schema
     assert result["systems"] == ["Google", "Hybrid", "Matxin ENEUS", "SMTb", "SMTs"]
@@ -55,7 +55,7 @@ def test_script_runs_from_repo_root_and_writes_json(bozka_csv, tmp_path):
     assert pair["p_value"] == pytest.approx(0.70608, abs=1e-5)
     assert pair["p_items"] == pair["p_value"]
     assert pair["decided_by"] == "p_value"
-    assert set(pair["units"]) == {"items", "judgments"}
+    assert set(pair["units"]) == {"margins", "items", "judgments"}
     assert result["settings"]["test"] == "z"
     assert result["settings"]["correction"] == "none"
     assert result["settings"]["holm"] is False
@@ -71,30 +71,36 @@ def test_default_settings_are_named(bozka_csv, tmp_path, capsys):
     out = tmp_path / "result.json"
     assert main([path, "--json", str(out), "--bootstrap", "0"]) == 0
     text = capsys.readouterr().out
-    assert ("Significance (exact sign test; Holm-corrected over the 10 pairs "
-            "within each unit; alpha = 0.05)") in text
-    assert "The ordering uses items." in text
+    assert ("Significance (exact sign-flip test of per-sentence margins; "
+            "Holm-corrected over the 10 pairs within each unit; alpha = 0.05)") in text
+    assert "The ordering uses margins." in text
+    # one judgment per sentence and pair: margins are the sentences won
     assert "Ordering: SMTs ≈ Google > SMTb > Hybrid ≈ Matxin ENEUS" in text
     settings = json.loads(out.read_text(encoding="utf-8"))["settings"]
     assert (settings["test"], settings["correction"], settings["unit"],
-            settings["holm"]) == ("sign", "holm", "items", True)
+            settings["holm"]) == ("sign", "holm", "margins", True)
 
 
 def test_units_disagree_report_names_the_unit(bozka_csv, tmp_path, capsys):
     path = bozka_csv(units_disagree_records())
     out = tmp_path / "result.json"
-    assert main([path, "--json", str(out), "--bootstrap", "0"]) == 0
+    assert main([path, "--json", str(out), "--bootstrap", "0", "--unit", "items"]) == 0
     text = capsys.readouterr().out
     assert "The ordering uses items." in text and "Ordering: A ≈ B" in text
     header, _, row = text.split("The ordering uses items.\n")[1].splitlines()[:3]
-    assert header.split("  ")[-2:] == ["significant, items", "significant, judgments"]
-    assert row.split()[-3:] == ["no", "yes:", "A"]
+    # one verdict, the ordering's unit's: none from the judgments unit
+    assert header.split("  ")[-1] == "significant, items"
+    assert "p judgments (descriptive)" in header and "significant, judgments" not in header
+    assert row.split()[-1] == "no" and "yes" not in row
     (pair,) = json.loads(out.read_text(encoding="utf-8"))["pairs"]
     assert pair["p_items"] > 0.5 and pair["p_judgments"] < 0.01
-    assert pair["units"]["judgments"]["significant"] is True
-    assert main([path, "--unit", "judgments", "--bootstrap", "0"]) == 0
+    assert "significant" not in pair["units"]["judgments"]
+    assert main([path, "--bootstrap", "0"]) == 0
     text = capsys.readouterr().out
-    assert "The ordering uses judgments." in text and "Ordering: A > B" in text
+    assert "The ordering uses margins." in text and "Ordering: A > B" in text
+    with pytest.raises(SystemExit) as info:
+        main([path, "--unit", "judgments"])
+    assert info.value.code == 2
 
 
 def test_correction_options(bozka_csv, tmp_path):

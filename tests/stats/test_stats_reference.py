@@ -58,8 +58,8 @@ def test_published_sign_test_ende():
     assert pair["ties"] == 360
     assert round(pair["judgment_sign_test_p"], 4) == 0.2618
     assert round(sign_test(593, 554), 4) == 0.2618
-    # the default test over judgments is this sign test (one pair: Holm
-    # changes nothing); the ordering uses the one over sentences won
+    # the sign test over judgments, reported as a descriptive p-value (one
+    # pair: Holm changes nothing); the ordering uses the margins' test
     assert round(pair["p_judgments"], 4) == 0.2618
     assert pair["units"]["items"]["wins"] == {"mt": 137, "ref": 130}
 
@@ -72,7 +72,12 @@ def test_units_disagree_enru():
     assert pair["sentence_wins"] == {"mt": 126, "ref": 146}
     assert round(pair["p_judgments"], 4) == 0.0001
     assert round(pair["p_items"], 4) == 0.2493
-    assert pair["better"] is None and pair["units"]["judgments"]["better"] == "ref"
+    # judgments: descriptive, no verdict; items: none; margins (the default,
+    # valid with correlated judgments and using their margins): ref better
+    assert "better" not in pair["units"]["judgments"]
+    assert pair["units"]["items"]["better"] is None
+    assert round(pair["p_margins"], 4) == 0.0117
+    assert pair["better"] == "ref" and pair["decided_by"] == "margin_p_holm"
 
 
 def test_no_intra_items_in_reference_data():

@@ -81,6 +81,7 @@ def test_pair_tables_small_case():
     assert ab["ties"] == 2
     assert ab["sentences"] == {"A++": 1, "A+": 0, "equal": 1, "B+": 1, "B++": 0}
     assert ab["sentence_wins"] == {"A": 1, "B": 1}
+    assert ab["margin_sizes"] == [[1, 1], [3, 1]]     # s1: 3 - 0, s2: 0 - 1, s3: 0
     assert tables[1]["systems"] == ["A", "C"] and tables[1]["sentences"]["B+"] == 1
 
 
@@ -96,14 +97,14 @@ def test_z_test_continuity_correction():
 
 TABLES = [
     {"systems": ["A", "B"], "wins": {"A": 60, "B": 10},
-     "sentence_wins": {"A": 40, "B": 10}},
+     "sentence_wins": {"A": 40, "B": 10}, "margin_sizes": [[1, 30], [2, 10], [3, 10]]},
     {"systems": ["A", "C"], "wins": {"A": 10, "C": 12},
-     "sentence_wins": {"A": 9, "C": 11}},
+     "sentence_wins": {"A": 9, "C": 11}, "margin_sizes": [[1, 20]]},
 ]
 
 
 def test_significance_paper_settings():
-    out = significance(TABLES, alpha=0.05, test="z", correction="none")
+    out = significance(TABLES, alpha=0.05, test="z", correction="none", unit="items")
     assert out[0]["significant"] and out[0]["better"] == "A"
     assert not out[1]["significant"] and out[1]["better"] is None
     assert out[0]["z"] == pytest.approx(30 / 50 ** 0.5)
@@ -116,10 +117,12 @@ def test_significance_paper_settings():
         significance(TABLES, correction="bonferroni")
     with pytest.raises(ValueError):
         significance(TABLES, unit="sentences")
+    with pytest.raises(ValueError):     # descriptive only: it decides nothing
+        significance(TABLES, unit="judgments")
 
 
-def test_significance_defaults_sign_test_holm_items():
-    out = significance(TABLES)
+def test_significance_items_sign_test_holm():
+    out = significance(TABLES, unit="items")
     items = out[0]["units"]["items"]
     assert items["wins"] == {"A": 40, "B": 10}
     assert items["p_sign"] == pytest.approx(sign_test(40, 10))
@@ -140,21 +143,20 @@ def test_holm_applies_within_each_unit():
     assert out[1]["judgment_sign_test_p_holm"] == out[1]["p_judgments"]
 
 
-def test_significance_unit_judgments():
+def test_judgments_unit_is_descriptive():
     tables = [{"systems": ["A", "B"], "wins": {"A": 78, "B": 42},
-               "sentence_wins": {"A": 10, "B": 14}}]
-    (items,) = significance(tables)
-    (judgments,) = significance(tables, unit="judgments")
-    assert items["p_items"] > 0.5 and items["p_judgments"] < 0.01
-    assert not items["significant"] and items["units"]["judgments"]["better"] == "A"
-    assert judgments["significant"] and judgments["better"] == "A"
-    assert judgments["decided_by"] == "judgment_sign_test_p_holm"
+               "sentence_wins": {"A": 10, "B": 14}, "margin_sizes": [[2, 20], [6, 10]]}]
+    (pair,) = significance(tables, unit="items")
+    assert pair["p_items"] > 0.5 and pair["p_judgments"] < 0.01
+    assert not pair["significant"]
+    assert "significant" not in pair["units"]["judgments"]
+    assert "better" not in pair["units"]["judgments"]
 
 
 def test_paper_sentence_counts_and_ordering():
     # the paper's settings: z-test, no correction for multiple comparisons
     result = analyse(from_records(paper_records()), rounds=0, test="z",
-                     correction="none")
+                     correction="none", unit="items")
     pairs = {tuple(p["systems"]): p for p in result["pairs"]}
     g = pairs[("Google", "SMTs")]
     assert g["sentences"] == {"A++": 0, "A+": 221, "equal": 50,
@@ -173,17 +175,17 @@ def test_paper_sentence_counts_and_ordering():
 def test_paper_ordering_with_two_proportion_z():
     # the paper's published ordering needs the pooled two-proportion form
     result = analyse(from_records(paper_records()), rounds=0, test="z",
-                     correction="none", z_form="two-proportion")
+                     correction="none", z_form="two-proportion", unit="items")
     assert result["ordering"] == "SMTs ≈ Google > SMTb > Hybrid > Matxin ENEUS"
     pairs = {tuple(p["systems"]): p for p in result["pairs"]}
     assert pairs[("Google", "SMTs")]["p_value"] == pytest.approx(0.5938, abs=1e-4)
     assert pairs[("Hybrid", "Matxin ENEUS")]["p_items"] == pytest.approx(0.0353, abs=1e-4)
 
 
-def test_paper_ordering_with_the_defaults():
-    # exact sign test, Holm over the 10 pairs: the same ordering as the
-    # binomial z-test; Hybrid vs Matxin ENEUS stays "not significant"
-    result = analyse(from_records(paper_records()), rounds=0)
+def test_paper_ordering_with_the_issue_19_defaults():
+    # exact sign test of sentences won, Holm over the 10 pairs: the same
+    # ordering as the binomial z-test; Hybrid vs Matxin ENEUS stays "not significant"
+    result = analyse(from_records(paper_records()), rounds=0, unit="items")
     assert result["settings"]["test"] == "sign"
     assert result["settings"]["correction"] == "holm"
     assert result["settings"]["unit"] == "items"
@@ -212,13 +214,13 @@ def test_units_disagree_on_constructed_data():
     assert pair["sentence_wins"] == {"A": 10, "B": 14}
     assert pair["p_judgments"] == pytest.approx(sign_test(78, 42))
     assert pair["p_judgments"] < 0.01 < 0.5 < pair["p_items"]
-    # the ordering uses items by default: no difference shown
-    assert result["settings"]["unit"] == "items"
-    assert result["ordering"] == "A ≈ B"
-    assert pair["units"]["judgments"]["better"] == "A"
-    by_judgments = analyse(data, rounds=0, unit="judgments")
-    assert by_judgments["ordering"] == "A > B"
-    assert by_judgments["settings"]["unit"] == "judgments"
+    # margins (the default): ten sentences 5-0 for A outweigh fourteen 2-3
+    assert result["settings"]["unit"] == "margins"
+    assert result["ordering"] == "A > B" and pair["better"] == "A"
+    assert 0.01 < pair["p_margins"] < 0.05
+    by_items = analyse(data, rounds=0, unit="items")
+    assert by_items["ordering"] == "A ≈ B"
+    assert by_items["settings"]["unit"] == "items"
 
 
 def test_systems_named_x_and_x_plus_keep_their_own_sentence_counts():
