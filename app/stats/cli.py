@@ -170,13 +170,13 @@ def main(argv=None) -> int:
     result["settings"]["keep_flagged"] = args.keep_flagged
     result["settings"]["judges"] = args.judges.split(",") if args.judges else None
     result["settings"]["campaign"] = args.campaign
-    result["input"]["warnings"] = list(data.warnings)
     result["settings"]["ordering"] = args.ordering
     if args.ordering != "bt":
         runs = args.ordering_runs
         if runs is None:
             runs = DEFAULT_RUNS[args.ordering]
         result["rank_ordering"] = rank_ordering(data, args.ordering, runs, args.seed)
+    result["input"]["warnings"] = list(data.warnings)
 
     from . import report
 
