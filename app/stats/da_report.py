@@ -112,7 +112,7 @@ def text_report(result) -> str:
             f"{v} {k.replace('skipped_', '')}" for k, v in sorted(skipped.items()))
         if any(f"skipped_{reason}" in skipped for reason in FLAGGED):
             line += " (flagged answers: --keep-flagged keeps them)"
-    out = [printable(line), WHO_COUNTS, ""]
+    out = [printable(line)] + ([WHO_COUNTS] if inp["format"] == "bozka-da" else []) + [""]
 
     statistic = result.get("quality_control", {}).get("statistic", "t")
     out += quality_lines(result) + [

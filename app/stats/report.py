@@ -237,6 +237,12 @@ def rank_ordering_lines(result) -> list[str]:
 # --------------------------------------------------------------------------
 # terminal
 
+#: The site's one rule of who counts (app/services/quality.left_out_volunteer), as
+#: the analysis of its export applies it.
+WHO_COUNTS = ("Who counts (the site's rule, also its dashboard's and raffle's): answers of "
+              "dismissed or held volunteers, and of volunteers not yet checked by their "
+              "controls, are left out (the export's flags).")
+
 
 def text_report(result) -> str:
     inp = result["input"]
@@ -252,7 +258,7 @@ def text_report(result) -> str:
             f"{v} {k.replace('skipped_', '')}" for k, v in sorted(skipped.items()))
         if any(f"skipped_{reason}" in skipped for reason in FLAGGED):
             line += " (flagged answers: --keep-flagged keeps them)"
-    out += [printable(line), ""]
+    out += [printable(line)] + ([WHO_COUNTS] if inp["format"] == "bozka" else []) + [""]
 
     out += ["Inter-annotator agreement (Cohen's kappa)",
             table(AGREEMENT_HEADERS, agreement_rows(result), "l" + "r" * 7 + "l")]
