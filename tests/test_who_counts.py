@@ -135,6 +135,20 @@ def test_da_dashboard_analysis_and_raffle_count_the_same_volunteers(app, tmp_pat
     assert "analysis's quality test" in public.get("/c/test/raffle").get_data(as_text=True)
     assert f'data-figure="raffle-eligible">{len(raffle.eligible_tickets(campaign))}<' in page
 
+    # The judge test runs again for the volunteers who answered since (only them):
+    # one who judges like the dropped judge counts while too new to test, then is dropped.
+    from app.services import da_dashboard
+
+    late = join(campaign, "late")
+    run(campaign, late, _dropped_judge(), limit=10, rng=rng)
+    assert da_dashboard.dropped(campaign) == {people["dropped"]}
+    run(campaign, late, _dropped_judge(), limit=400, rng=rng)
+    assert app.test_cli_runner().invoke(args=["export", "da-judgments", "test", "-o", str(path)]).exit_code == 0
+    by_pseudonym = {pseudonym(campaign, db.session.get(Participation, pid).user_id): pid
+                    for pid in (*people.values(), late)}
+    assert {by_pseudonym[entry["judge"]] for entry in analyse_da(load_da(str(path)))["judges"]
+            if not entry["kept"]} == da_dashboard.dropped(campaign) == {people["dropped"], late}
+
 
 # --- pairwise: a held and a dismissed volunteer -----------------------------------
 

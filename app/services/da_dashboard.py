@@ -15,6 +15,7 @@ from sqlalchemy.orm import aliased
 from ..extensions import db
 from ..models import Item, Participation, Sentence, Slot
 from ..stats.da import analyse_da
+from ..stats.da_quality import judge_quality
 from ..stats.da_loader import from_da_records
 from ..stats.research import left_out
 from . import da_quality, research
@@ -25,12 +26,13 @@ _cache = {}  # campaign id -> (state, analysis)
 _lock = threading.Lock()
 
 
-def score_records(campaign):
+def score_records(campaign, participations=None):
     """(judge, system, sentence, kind, score) of every score that counts for
     research (``research``: the rule of the exports and of the analysis), in
-    the order given: the analysis's in-memory input (``from_da_records``)."""
+    the order given: the analysis's in-memory input (``from_da_records``);
+    with ``participations`` (ids), only those volunteers' scores."""
     names = {system.id: system.name for system in campaign.systems}
-    rows = db.session.execute(
+    query = (
         select(Item.participation_id, Item.left_system_id, Sentence.number, Item.qc_kind, Item.score,
                Item.too_fast)
         .join(Sentence, Sentence.id == Item.sentence_id)
@@ -38,8 +40,10 @@ def score_records(campaign):
                Item.score.is_not(None),
                # a bad reference served first counts once its original is scored (protocols/da.py)
                Item.qc_kind.is_(None) | Item.original_item_id.is_not(None))
-        .order_by(Item.answered_at, Item.id)
-    ).all()
+        .order_by(Item.answered_at, Item.id))
+    if participations is not None:
+        query = query.where(Item.participation_id.in_(participations))
+    rows = db.session.execute(query).all()
     flags = research.volunteer_flags(db.session, {row[0] for row in rows}, min_pairs=campaign.qc_min_pairs)
     return [(str(judge), names[system], str(number), kind or SYSTEM, score)
             for judge, system, number, kind, score, fast in rows
@@ -129,17 +133,33 @@ def state_of(participations, campaign):
             frozenset(p.user_id for p in participations if p.held_at is not None), campaign.collected_judgments)
 
 
-_STATE = select(Participation.items_answered, Participation.dismissed_reason, Participation.held_at,
-                Participation.user_id)
+
+
+_JUDGED = select(Participation.id, Participation.items_answered, Participation.dismissed_reason,
+                 Participation.held_at.is_not(None))
+_judged = {}  # campaign id -> {participation id: (its counters, left out by the judge test)}
+FEW = 2000  # changed volunteers read by id up to this many, else the whole campaign in one read
 
 
 def dropped(campaign):
     """The participation ids whose judges the analysis leaves out (its judge
-    test): ``quality.left_out_volunteer``'s "dropped", for the raffle and
-    the dashboard's count of volunteers who count."""
-    participations = db.session.execute(_STATE.where(Participation.campaign_id == campaign.id)).all()
-    result = analysis(campaign, state_of(participations, campaign))
-    return {int(entry["judge"]) for entry in (result["judges"] if result else []) if not entry["kept"]}
+    test, the same function and scores as ``analysis``): ``quality.left_out_volunteer``'s
+    "dropped", for the raffle and the dashboard's count of volunteers who count.
+    A judge's test reads only their own scores, so it runs again only for the
+    volunteers whose counters changed since the last call: the public raffle
+    page does not pay for an analysis of every score."""
+    rows = db.session.execute(_JUDGED.where(Participation.campaign_id == campaign.id)).all()
+    with _lock:
+        known = dict(_judged.get(campaign.id, {}))
+    changed = {pid: tuple(counters) for pid, *counters in rows if known.get(pid, (None,))[0] != tuple(counters)}
+    if changed:
+        records = score_records(campaign, list(changed) if len(changed) <= FEW else None)
+        failed = {int(entry["judge"]) for entry in (judge_quality(from_da_records(records)) if records else [])
+                  if entry["status"] == "unreliable"}
+        known.update({pid: (counters, pid in failed) for pid, counters in changed.items()})
+        with _lock:
+            _judged[campaign.id] = known
+    return {pid for pid, (_counters, out) in known.items() if out}
 
 
 def summary(campaign, participations):
