@@ -38,17 +38,25 @@ KINDS = ("test", "control", "repeat")
 REPEAT = "repeat"
 
 
-def repeat_row(b: Builder, repeats: list, line: int, sentence, sys_a, sys_b,
-               choice, judge, flags, keep=()):
-    """Keep one repeat aside, as ``(judge, sentence, system_a, system_b,
-    outcome)`` (outcome +1: system_a better), unless it does not count."""
+def counts(b: Builder, choice, flags, keep) -> bool:
+    """Whether a row counts: answered and without a reason not to; a row
+    that does not is counted under its reason."""
     b.counts["rows"] += 1
     reason = left_out(flags, keep)
     if reason is not None:
         b.skip(SKIPPED[reason])
-        return
+        return False
     if not choice:
         b.skip("skipped_unanswered")
+        return False
+    return True
+
+
+def repeat_row(b: Builder, repeats: list, line: int, sentence, sys_a, sys_b,
+               choice, judge, flags, keep=()):
+    """Keep one repeat aside, as ``(judge, sentence, system_a, system_b,
+    outcome)`` (outcome +1: system_a better), unless it does not count."""
+    if not counts(b, choice, flags, keep):
         return
     outcome = {sys_a: 1, sys_b: -1, EQUAL: 0}.get(choice)
     if outcome is None or sys_a == sys_b or not sentence or not judge:
@@ -62,13 +70,7 @@ def bozka_row(b: Builder, line: int, sentence, sys_a, sys_b, choice, judge,
                flags, keep=()):
     """Add one Bozka judgment (all values already plain strings/bools;
     ``flags``: reason -> bool, ``keep``: the reasons kept)."""
-    b.counts["rows"] += 1
-    reason = left_out(flags, keep)
-    if reason is not None:
-        b.skip(SKIPPED[reason])
-        return
-    if not choice:
-        b.skip("skipped_unanswered")
+    if not counts(b, choice, flags, keep):
         return
     if not sys_a or not sys_b:
         raise InputError(b.path, line, "system_a and system_b must not be empty")

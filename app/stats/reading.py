@@ -203,15 +203,20 @@ def skipped_note(counts: dict) -> str:
                             for k, v in sorted(skipped.items())) + ")"
 
 
-def read_header(path: str, reader, rows, known, required) -> tuple[list[str], dict]:
-    """The header row (read from ``rows``, the reader's :func:`csv_rows`)."""
+def first_row(path: str, rows) -> list[str]:
+    """The first row of ``rows`` with a non-blank cell (leading blank lines skipped)."""
     header = []
-    while not any(h.strip() for h in header):     # skip leading blank lines
+    while not any(h.strip() for h in header):
         try:
             header = next(rows)
         except StopIteration:
             raise InputError(path, 1, "empty file") from None
-    header = [h.strip() for h in header]
+    return header
+
+
+def read_header(path: str, reader, rows, known, required) -> tuple[list[str], dict]:
+    """The header row (read from ``rows``, the reader's :func:`csv_rows`)."""
+    header = [h.strip() for h in first_row(path, rows)]
     missing = [c for c in required if c not in header]
     if missing:
         raise InputError(path, reader.line_num,

@@ -24,7 +24,7 @@ from __future__ import annotations
 import csv
 import re
 
-from .reading import Builder, InputError, csv_rows
+from .reading import Builder, InputError, csv_rows, first_row
 
 #: The fixed (non system-numbered) columns, as WMT spells them.
 WMT_FIXED_COLUMNS = ("srclang", "trglang", "srcIndex", "documentId",
@@ -38,12 +38,7 @@ _SYSTEM_COLUMN = re.compile(r"^system(\d+)(rank|id|number)$")
 def wmt_header(path, reader, rows) -> tuple[dict, list[str]]:
     """``{lower-case column: position}`` and the unknown column names, from
     the first non-blank row of ``rows``."""
-    header = []
-    while not any(h.strip() for h in header):     # skip leading blank lines
-        try:
-            header = next(rows)
-        except StopIteration:
-            raise InputError(path, 1, "empty file") from None
+    header = first_row(path, rows)
     index, unknown = {}, []
     for position, name in enumerate(h.strip() for h in header):
         key = name.lower()
