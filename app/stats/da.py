@@ -120,7 +120,7 @@ def analyse_da(data, *, alpha: float = 0.05, judge_threshold: float = 0.05,
                keep_unreliable: bool = False, z_over: str = "all",
                judge_test: str = DEFAULT_TEST, judge_min_pairs: int | None = None,
                correction: str = "holm", clusters: str = "wmt21",
-               bootstrap: int = 1000, seed: int = 1) -> dict:
+               bootstrap: int = 1000, seed: int = 1, quality_data=None) -> dict:
     """Run the DA analysis on ``data`` (a da_loader.DAScores); the result
     follows the schema in docs/analysis.md (``systems``, ``wilcoxon``,
     ``wilcoxon_holm``, ``judges``, ``clusters``, ``segments``, ``input``,
@@ -128,14 +128,17 @@ def analyse_da(data, *, alpha: float = 0.05, judge_threshold: float = 0.05,
     the z intervals (0: the normal interval over segments instead).
     Judges: ``judge_test`` ("t" or "wilcoxon"), ``judge_min_pairs`` (None:
     the test's default) and ``judge_threshold`` as in ``da_quality``; the
-    table in WMT's form is ``quality_control``."""
+    table in WMT's form is ``quality_control``.  ``quality_data`` (the whole
+    file when ``data`` is one of its language pairs) is what judges are
+    tested on: WMT tests a worker on every pair they judged, and
+    standardises their scores within the pair."""
     if z_over not in ("all", "system"):
         raise ValueError(f"z_over must be 'all' or 'system', not {z_over!r}")
     if correction not in CORRECTIONS or clusters not in CLUSTER_RULES:
         raise ValueError(f"correction must be one of {CORRECTIONS} and clusters "
                          f"one of {CLUSTER_RULES}, not {correction!r}, {clusters!r}")
     judges, quality, notes = _quality_control(data, judge_test, judge_min_pairs,
-                                              judge_threshold, keep_unreliable)
+                                              judge_threshold, keep_unreliable, quality_data)
 
     kept_codes = [j for j, e in enumerate(judges) if e["kept"]]
     keep = np.isin(data.judge, kept_codes)
@@ -212,10 +215,16 @@ def analyse_da(data, *, alpha: float = 0.05, judge_threshold: float = 0.05,
     }
 
 
-def _quality_control(data, test, min_pairs, threshold, keep_unreliable) -> tuple:
+def _quality_control(data, test, min_pairs, threshold, keep_unreliable, quality_data=None) -> tuple:
     """The judges' entries, each marked kept or not, the quality-control
-    summary (``da_quality.quality_summary``) and the notes on them."""
+    summary (``da_quality.quality_summary``) and the notes on them; the test
+    on ``quality_data``'s pairs when given."""
     judges = judge_quality(data, test, min_pairs, threshold)
+    if quality_data is not None:
+        whole = {e["judge"]: e for e in judge_quality(quality_data, test, min_pairs, threshold)}
+        for entry in judges:
+            entry.update({key: whole[entry["judge"]][key] for key in
+                          ("bad_reference_pairs", "repeat_pairs", "statistic", "p", "status")})
     for entry in judges:
         entry["kept"] = keep_unreliable or entry["status"] != "unreliable"
     quality = quality_summary(judges, test, min_pairs, threshold, keep_unreliable)

@@ -21,7 +21,7 @@ import sys
 from . import cli
 from .da import analyse_da
 from .da_significance import CLUSTER_RULES
-from .da_loader import DA_FORMATS, load_da, sniff_da
+from .da_loader import ALL_PAIRS, DA_FORMATS, load_da, sniff_da
 from .da_quality import DEFAULT_MIN_PAIRS, DEFAULT_TEST, TESTS
 from .loader import InputError
 
@@ -111,13 +111,16 @@ def main(argv=None) -> int:
     try:
         data = load_da(args.input, args.format, pair=args.pair, campaign=args.campaign,
                        include_discarded=args.include_discarded, keep_flagged=args.keep_flagged)
+        # WMT tests a worker on every language pair they judged (quality-control.R)
+        whole = load_da(args.input, data.source_format, pair=ALL_PAIRS) \
+            if args.pair and data.source_format == "wmt-da" else None
     except InputError as exc:
         cli.say(str(exc))
         return 2
     result = analyse_da(data, alpha=args.alpha, keep_unreliable=args.keep_unreliable,
                         judge_test=args.judge_test, judge_min_pairs=args.judge_min_pairs,
                         correction=args.correction, clusters=args.clusters,
-                        bootstrap=args.bootstrap, seed=args.seed)
+                        bootstrap=args.bootstrap, seed=args.seed, quality_data=whole)
     result["settings"]["include_discarded"] = args.include_discarded
     result["settings"]["keep_flagged"] = args.keep_flagged
     result["settings"]["pair"] = args.pair

@@ -27,7 +27,7 @@ import numpy as np
 from .research import COLUMNS as FLAG_OF, FLAG_COLUMNS, REASONS, SKIPPED, kept_reasons, left_out
 from .reading import InputError, bad_utf8_line, csv_rows, parse_bool, read_header
 
-__all__ = ["DA_COLUMNS", "DA_FORMATS", "KINDS", "DAScores", "detect_da_format",
+__all__ = ["ALL_PAIRS", "DA_COLUMNS", "DA_FORMATS", "KINDS", "DAScores", "detect_da_format",
            "from_da_records", "load_da", "sniff_da"]
 
 #: Kinds of item, in code order (``DAScores.kind`` holds the index).
@@ -35,6 +35,8 @@ KINDS = ("system", "repeat", "bad_reference", "reference")
 SYSTEM, REPEAT, BAD_REFERENCE, REFERENCE = range(4)
 
 DA_FORMATS = ("wmt-da", "bozka-da")
+#: ``load_da(pair=ALL_PAIRS)``: every language pair of a WMT file, none refused.
+ALL_PAIRS = "*"
 
 DA_COLUMNS = (
     "campaign", "judgment_id", "sentence_id", "system", "kind",
@@ -196,7 +198,8 @@ def load_da(path: str, fmt: str | None = None, *, include_discarded: bool = Fals
     ``keep_flagged`` keep them.
 
     ``pair`` ("hi-bn") keeps one language pair of a WMT file that holds
-    several (Input.src-Input.trg); such a file is refused without it.
+    several (Input.src-Input.trg); such a file is refused without it, and
+    ``ALL_PAIRS`` keeps them all (for the judge test, which spans pairs).
     ``campaign`` does the same for the campaigns of a Bozka export.
     """
     if fmt is not None and fmt not in DA_FORMATS:
@@ -260,7 +263,7 @@ def _load_wmt_da(path, handle, wanted_pair=None):
         if i_src is not None and i_trg is not None:
             pair = f"{fields[i_src]}-{fields[i_trg]}"
             pairs.setdefault(pair, line)
-            if wanted_pair is not None and pair != wanted_pair:
+            if wanted_pair not in (None, ALL_PAIRS) and pair != wanted_pair:
                 b.skip("skipped_other_pairs")
                 continue
         kind = TYPE_NAMES.get(fields[col["type"]].lower())
@@ -279,7 +282,7 @@ def _load_wmt_da(path, handle, wanted_pair=None):
         b.add(system, sentence, judge, kind, score)
         hits.append(fields[i_hit] if i_hit is not None else "")
     # judges, systems and z scores belong to one language pair (WMT: a track)
-    if wanted_pair is not None and pairs and wanted_pair not in pairs:
+    if wanted_pair not in (None, ALL_PAIRS) and pairs and wanted_pair not in pairs:
         raise InputError(path, header_line, f"no rows of language pair {wanted_pair} "
                          f"(the file has {', '.join(sorted(pairs))})")
     if wanted_pair is None and len(pairs) > 1:

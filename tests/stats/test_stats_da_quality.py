@@ -155,3 +155,27 @@ def test_wmt_file_pairs_bad_references_in_the_same_hit(tmp_path):
     result = analyse_da(load_da(str(path)))
     assert {e["judge"]: (e["bad_reference_pairs"], e["kept"]) for e in result["judges"]} == \
         {"W1": (10, True), "W2": (10, False)}
+
+
+def test_a_worker_is_tested_on_every_language_pair_of_the_file(tmp_path):
+    """WMT's quality-control.R tests a worker on all their bad references,
+    whatever the pair; their z scores stay within the pair analysed."""
+    lines = ["HITId\tWorkerId\tInput.src\tInput.trg\tInput.item\thit\tsys_id\trid\ttype\tsid\tscore\ttime"]
+    rng = np.random.default_rng(5)
+    for src, drops in (("cs", [1, -1] * 5), ("de", [40] * 10)):   # no drop in cs-en alone, a clear one in de-en
+        for n in range(10):
+            original = int(rng.integers(50, 90))
+            for kind, score in (("SYSTEM", original), ("BAD_REF", original - drops[n])):
+                lines.append(f"H{src}\tW1\t{src}\ten ad 1\t\"{src}.{n % 2}\" {n} {kind}\t{src}-en-{n}\t{score}\t0")
+    path = tmp_path / "xx-en.ad-latest.tsv"
+    path.write_text("\n".join(lines) + "\n")
+    from app.stats.da_cli import main
+
+    out = tmp_path / "cs.json"
+    assert main([str(path), "--pair", "cs-en", "--bootstrap", "0", "--quiet", "--json", str(out)]) == 0
+    judge, = json.loads(out.read_text())["judges"]
+    assert (judge["bad_reference_pairs"], judge["status"], judge["kept"]) == (20, "reliable", True)
+    alone = analyse_da(load_da(str(path), pair="cs-en"), bootstrap=0)["judges"][0]
+    assert (alone["bad_reference_pairs"], alone["status"]) == (10, "unreliable")
+    kept_alone = analyse_da(load_da(str(path), pair="cs-en"), bootstrap=0, keep_unreliable=True)["judges"][0]
+    assert judge["mean"] == pytest.approx(kept_alone["mean"])   # standardised within cs-en either way
