@@ -129,13 +129,14 @@ def expand_five_way(path):
                            second=np.array(second), outcome=np.array(outcome))
 
 
-#: WMT13 findings (Bojar et al. 2013), French-English Expected Wins table, as
-#: recalled: the paper's text was not retrievable in this session, so these
-#: figures await a check against the paper (docs/analysis.md, section 4b).
-WMT13_FR_EN = [("uedin-heafield-unconstrained", 0.638), ("uedin-wmt13", 0.604),
-               ("online-B", 0.591), ("LIMSI-Ncode-SOUL", 0.573), ("KIT", 0.562),
-               ("online-A", 0.541), ("MES-SimplifiedFrench", 0.512),
-               ("DCU", 0.486), ("RWTH", 0.439), ("CMU_Tree-to-Tree", 0.429),
+#: This code's Expected Wins on the WMT13 fr-en sample (the train file), to
+#: three decimals: a regression check. The WMT13 findings' own table (over all
+#: of WMT13's fr-en judgments, not this sample) could not be read to compare
+#: (docs/analysis.md, section 4b).
+WMT13_FR_EN = [("uedin-heafield-unconstrained", 0.638), ("uedin-wmt13", 0.603),
+               ("online-B", 0.591), ("LIMSI-Ncode-SOUL", 0.573), ("KIT", 0.561),
+               ("online-A", 0.540), ("MES-SimplifiedFrench", 0.512),
+               ("DCU", 0.485), ("RWTH", 0.438), ("CMU_Tree-to-Tree", 0.428),
                ("cu-zeman", 0.420), ("JHU", 0.389), ("Shef-wproa", 0.322)]
 
 
@@ -152,7 +153,7 @@ def test_wmt13_expected_wins(wmt13):
     assert len(rows) == len(WMT13_FR_EN)
     for row, (name, score) in zip(rows, WMT13_FR_EN):
         assert name in row["system"]
-        assert row["score"] == pytest.approx(score, abs=0.003)
+        assert row["score"] == pytest.approx(score, abs=0.0005)
 
 
 def test_wmt13_trueskill_agrees_with_expected_wins(wmt13):
