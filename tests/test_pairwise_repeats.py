@@ -220,5 +220,9 @@ def test_intra_kappa_pairs_each_repeat_with_its_original_whatever_the_sides():
     # P(A) = 1/2; P(tie) = 1 tie in 4 labels, P(E) = 1/16 + 2 * (3/8)^2 = 0.34375
     assert (intra["agreeing"], intra["comparable"], intra["ties"], intra["labels"]) == (1, 2, 1, 4)
     assert intra["kappa"] == pytest.approx((0.5 - 0.34375) / (1 - 0.34375))
+    # --judges keeps a judge's repeats with their judgments
+    only = loader.filter_judges(data, ["j1"])
+    assert only.repeats == data.repeats[:2]
+    assert agreement.agreement(only)["intra"]["agreeing"] == 1
     data.repeats = []
     assert agreement.agreement(data)["intra"] is None

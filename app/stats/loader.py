@@ -169,11 +169,13 @@ def subset(data: Judgments, keep: np.ndarray) -> Judgments:
     systems, (first, second) = _compact(data.systems, first, second)
     sentences, (sentence,) = _compact(data.sentences, sentence)
     judges, (judge,) = _compact(data.judges, judge)
+    kept_judges = set(judges)
     return Judgments(
         systems=systems, sentences=sentences, judges=judges,
         first=first, second=second, outcome=data.outcome[keep],
         sentence=sentence, judge=judge, source_format=data.source_format,
         path=data.path, counts=counts, warnings=list(data.warnings),
+        repeats=[r for r in data.repeats if r[0] in kept_judges],  # a repeat goes with its judge
     )
 
 
