@@ -44,7 +44,7 @@ def score_records(campaign, participations=None):
     if participations is not None:
         query = query.where(Item.participation_id.in_(participations))
     rows = db.session.execute(query).all()
-    flags = research.volunteer_flags(db.session, {row[0] for row in rows}, min_pairs=campaign.qc_min_pairs)
+    flags = research.volunteer_flags(db.session, {row[0] for row in rows})
     return [(str(judge), names[system], str(number), kind or SYSTEM, score)
             for judge, system, number, kind, score, fast in rows
             if left_out(research.answer_flags(flags[judge], False, False, fast)) is None]

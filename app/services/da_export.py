@@ -51,8 +51,7 @@ def da_judgment_rows(campaign, engine, counted_only=False):
         query = query.where(Item.discarded_at.is_(None))
 
     def volunteers(connection, rows):
-        return research.volunteer_flags(connection, {row.participation_id for row in rows},
-                                        min_pairs=campaign.qc_min_pairs)
+        return research.volunteer_flags(connection, {row.participation_id for row in rows})
 
     pseudonyms = {}
     for batch, flags in answered_batches(engine, query, volunteers):

@@ -145,11 +145,10 @@ def summary(campaign, now):
 def research_counts(campaign, protocol, now):
     """The answers that count for research and those left out, by reason
     (``research.counts``): the rule of the exports and of the analysis. A
-    protocol with controls judges a volunteer by their control record, one
-    without by its quality-control pairs (the untested rules)."""
-    rule = (dict(check_every=campaign.check_every) if protocol.USES_CONTROLS
-            else dict(min_pairs=campaign.qc_min_pairs))
-    return research.counts(db.session, campaign, now, **rule)
+    protocol with controls leaves a volunteer untested until their first
+    control check; one without has nobody untested."""
+    return research.counts(db.session, campaign, now,
+                           check_every=campaign.check_every if protocol.USES_CONTROLS else None)
 
 
 def who_counts(campaign):
