@@ -13,6 +13,7 @@ from email.message import EmailMessage
 
 from sqlalchemy import func, select, update
 
+from ..database import while_busy
 from ..extensions import db
 from ..models import OutboxMail, utcnow
 
@@ -73,34 +74,56 @@ def claim(mail_id, now):
 
 def send_due(config, now=None):
     """Send the queued mails whose time has come; returns how many were sent.
-    The database is written only in short transactions, never during SMTP."""
+    The database is written only in short transactions, never during SMTP,
+    and only when there is something to write: a write that finds SQLite
+    busy (a judgment holding the lock) waits as a request's would
+    (``while_busy``) rather than failing the pass."""
     now = now or utcnow()
-    db.session.execute(
-        update(OutboxMail)
+    stale = db.session.scalars(
+        select(OutboxMail.id)
         .where(OutboxMail.status == "sending", OutboxMail.claimed_at < now - STALE_CLAIM)
-        .values(status="queued")
-    )
-    db.session.commit()
+        .limit(BATCH)
+    ).all()
+    db.session.commit()  # the reads' transaction: none is kept open through the pass
+    if stale:
+        while_busy(lambda: release(stale, now - STALE_CLAIM))
     due = db.session.scalars(
         select(OutboxMail.id)
         .where(OutboxMail.status == "queued", OutboxMail.next_attempt_at <= now)
         .order_by(OutboxMail.id)
         .limit(BATCH)
     ).all()
+    db.session.commit()
     sent = 0
     for mail_id in due:
-        if not claim(mail_id, now):
+        if not while_busy(lambda: claim(mail_id, now)):
             continue  # another sender has it
         mail = db.session.get(OutboxMail, mail_id)
         try:
             deliver(config, mail.recipient, mail.subject, mail.body)
         except (smtplib.SMTPException, OSError) as exc:
-            record_failure(config, mail, exc, utcnow())
+            while_busy(lambda: (record_failure(config, mail, exc, utcnow()), db.session.commit()))
         else:
-            mail.status, mail.sent_at = "sent", utcnow()
+            while_busy(lambda: mark_sent(mail))
             sent += 1
-        db.session.commit()
     return sent
+
+
+def release(mail_ids, claimed_before):
+    """Queue again the mails a sender claimed and never finished (still so:
+    another sender may have released and claimed one meanwhile)."""
+    db.session.execute(
+        update(OutboxMail)
+        .where(OutboxMail.id.in_(mail_ids), OutboxMail.status == "sending",
+               OutboxMail.claimed_at < claimed_before)
+        .values(status="queued")
+    )
+    db.session.commit()
+
+
+def mark_sent(mail):
+    mail.status, mail.sent_at = "sent", utcnow()
+    db.session.commit()
 
 
 def record_failure(config, mail, exc, now):
