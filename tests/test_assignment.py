@@ -381,3 +381,33 @@ def test_invariants_under_interleaved_volunteers(app, tmp_path_factory, sentence
     total = db.session.scalar(select(func.coalesce(func.sum(Sentence.collected), 0)))
     db.session.refresh(campaign)
     assert campaign.collected_judgments == total
+
+
+
+def test_reservations_expiring_together_are_freed_in_bounded_batches(app, make_campaign, monkeypatch):
+    # Thousands of phones closing at once must not make one request free them
+    # all under the write lock: each call frees at most RELEASE_BATCH, the oldest first.
+    monkeypatch.setattr(reservations, "RELEASE_BATCH", 5)
+    campaign = make_campaign(sentences=30, systems=("A", "B"), judgments_per_pair=1)
+    rng = random.Random(5)
+    start = utcnow()
+    held = []
+    for n in range(12):
+        p = _volunteer(campaign, n + 1)
+        db.session.commit()
+        served = start + timedelta(seconds=n)
+        step = evaluation.show(campaign, p.id, served, rng)
+        while step.item.sentence_id is None:  # a control first: answer it
+            step = evaluation.answer(campaign, p.id, step.item.token, _good_answer(step.item), served, rng)
+        held.append(step.item.id)
+    later = start + timedelta(seconds=campaign.reservation_timeout + 60)
+    freed = []
+    while True:
+        count = reservations.release_expired(campaign.id, later)
+        db.session.commit()
+        if not count:
+            break
+        assert count <= 5
+        freed.append({i for i in held if not db.session.get(Item, i).holding} - set().union(*freed))
+    assert [len(batch) for batch in freed] == [5, 5, 2]
+    assert freed[0] == set(held[:5])  # the oldest first

@@ -31,6 +31,10 @@ _NEVER = (datetime.max, None)
 # (their time taken before it, their row written after) expire no earlier
 # than the look-up's time plus the timeout, minus at most this much.
 EXPIRY_MARGIN = timedelta(seconds=60)
+# Reservations one request frees at most: when thousands expire together
+# (a class closing its phones), each request pays for a bounded batch under
+# the write lock and the next requests free the rest (issue 30: 2.7 s for 5,000 at once).
+RELEASE_BATCH = 50
 
 
 def lock_sentence(sentence_id, skip_locked=False):
@@ -59,7 +63,8 @@ def release_hold(item):
 
 
 def release_expired(campaign_id, now, timeout=None):
-    """Free the slots of reservations that timed out (an indexed look-up).
+    """Free the slots of reservations that timed out (an indexed look-up),
+    the oldest first, at most RELEASE_BATCH of them.
 
     Given the campaign's ``timeout`` (seconds), the look-up is skipped while
     this process knows that no reservation can have expired yet (see
@@ -79,7 +84,8 @@ def release_expired(campaign_id, now, timeout=None):
             Item.holding.is_(True),
             Item.expires_at < now,
         )
-        .order_by(Item.id)
+        .order_by(Item.expires_at, Item.id)  # along ix_items_hold: no sort of every expired one
+        .limit(RELEASE_BATCH)
         .with_for_update(skip_locked=True)
     ).all()
     released = 0
