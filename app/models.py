@@ -327,6 +327,17 @@ class Participation(db.Model):
     tests_right = db.Column(db.Integer, nullable=False, default=0)
     tests_equal = db.Column(db.Integer, nullable=False, default=0)
     fast_run = db.Column(db.Integer, nullable=False, default=0)
+    # The suspicious-patterns report's counters (services/suspicious.py), on
+    # every answer since joining: sides, answers below the reading floor, and
+    # the most answers in one clock minute (the current minute and its count).
+    answers_total = db.Column(db.Integer, nullable=False, default=0, server_default="0")
+    answers_left = db.Column(db.Integer, nullable=False, default=0, server_default="0")
+    answers_right = db.Column(db.Integer, nullable=False, default=0, server_default="0")
+    answers_equal = db.Column(db.Integer, nullable=False, default=0, server_default="0")
+    answers_too_fast = db.Column(db.Integer, nullable=False, default=0, server_default="0")
+    minute_at = db.Column(db.DateTime)
+    minute_answers = db.Column(db.Integer, nullable=False, default=0, server_default="0")
+    busiest_minute = db.Column(db.Integer, nullable=False, default=0, server_default="0")
     # The latest announcement the volunteer dismissed (services/announcements.py).
     announcement_seen_id = db.Column(db.Integer)
 

@@ -133,3 +133,37 @@ def test_every_existing_organiser_keeps_every_existing_campaign(tmp_path):
             assert connection.scalar(text("SELECT role FROM users WHERE username = 'ori'")) == "organiser"
     finally:
         engine.dispose()
+
+
+def test_suspicious_counters_are_filled_from_the_answers_given(tmp_path):
+    """Issue 30: the report's counters on each volunteer's row, counted from
+    the answers already stored (sides, too fast, the busiest minute)."""
+    from sqlalchemy import text
+
+    url = f"sqlite:///{tmp_path / 'suspicious.sqlite3'}"
+    flask_db(url, tmp_path, "upgrade", "c8f2a4d6e913")
+    engine = create_engine(url)
+    answers = [("2026-01-01 10:00:05", "left", 0), ("2026-01-01 10:00:50", "left", 1),
+               ("2026-01-01 10:01:10", "right", 0), ("2026-01-01 10:00:30", "equal", 0), (None, None, 0)]
+    try:
+        with engine.begin() as connection:
+            connection.exec_driver_sql("PRAGMA foreign_keys=OFF")
+            inspector = inspect(connection)
+            row = _row(inspector, "participations", id=7)
+            row["id"] = 7
+            connection.execute(text(f"INSERT INTO participations ({', '.join(row)}) "
+                                    f"VALUES ({', '.join(':' + n for n in row)})"), row)
+            for position, (at, choice, fast) in enumerate(answers, 1):
+                row = _row(inspector, "items", participation_id=7, position=position, token=f"t{position}",
+                           answered_at=at, choice=choice, too_fast=fast)
+                connection.execute(text(f"INSERT INTO items ({', '.join(row)}) "
+                                        f"VALUES ({', '.join(':' + n for n in row)})"), row)
+        flask_db(url, tmp_path, "upgrade")
+        with engine.connect() as connection:
+            assert connection.execute(text(
+                "SELECT answers_total, answers_left, answers_right, answers_equal, answers_too_fast, "
+                "busiest_minute, minute_answers, minute_at FROM participations WHERE id = 7")).one() == (
+                4, 2, 1, 1, 1, 3, 1, "2026-01-01 10:01:00.000000")
+        flask_db(url, tmp_path, "downgrade", "c8f2a4d6e913")
+    finally:
+        engine.dispose()

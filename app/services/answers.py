@@ -13,7 +13,7 @@ from .. import protocols
 from ..database import execute
 from ..extensions import db
 from ..models import Item
-from . import holds, quality, rewards
+from . import holds, quality, rewards, suspicious
 from .counters import change_holds, count_for_campaign, set_counters
 from .reservations import release_hold
 
@@ -74,6 +74,7 @@ def submit(campaign, participation, token, answer, now):
     if counted:
         counters.update(items_counted=participation.items_counted + 1, reached_count_at=now)
     counters.update(protocol.counters(participation, item, answer))
+    counters.update(suspicious.counters(participation, answer["choice"], too_fast, now))
     set_counters(participation, **counters)
     reason = protocol.dismissal_reason(campaign, participation, item)
     if reason:

@@ -7,10 +7,10 @@ bursts, and addresses from which many accounts registered.
 """
 from collections import defaultdict
 
-from sqlalchemy import case, func, select
+from sqlalchemy import func, or_, select
 
 from ..extensions import db
-from ..models import Item, Participation, User
+from ..models import Participation, User
 
 MIN_ANSWERS = 20  # too few answers say nothing
 SAME_SIDE = 0.9
@@ -18,60 +18,68 @@ ALWAYS_EQUAL = 0.6
 FAST_SHARE = 0.3
 BURST_PER_MINUTE = 15
 ACCOUNTS_PER_ADDRESS = 3
+SHOWN = 100  # volunteers listed at most, those with the most answers first
+
+
+def counters(participation, choice, too_fast, now):
+    """The report's counters after one more answer (``choice``: left, right,
+    equal, or None for a score), kept on the volunteer's row with the
+    answer's commit, so the report never reads the judgments."""
+    minute = now.replace(second=0, microsecond=0)
+    in_minute = participation.minute_answers + 1 if participation.minute_at == minute else 1
+    return {
+        "answers_total": participation.answers_total + 1,
+        "answers_left": participation.answers_left + (choice == "left"),
+        "answers_right": participation.answers_right + (choice == "right"),
+        "answers_equal": participation.answers_equal + (choice == "equal"),
+        "answers_too_fast": participation.answers_too_fast + bool(too_fast),
+        "minute_at": minute,
+        "minute_answers": in_minute,
+        "busiest_minute": max(participation.busiest_minute, in_minute),
+    }
+
+
+def reasons_of(total, left, right, equal, fast):
+    """The patterns a volunteer's counts show: [(code, share)]."""
+    reasons = []
+    if total >= MIN_ANSWERS and max(left, right) / total >= SAME_SIDE:
+        reasons.append(("same_side", round(max(left, right) / total, 2)))
+    if total >= MIN_ANSWERS and equal / total >= ALWAYS_EQUAL:
+        reasons.append(("equal", round(equal / total, 2)))
+    if fast and fast / total >= FAST_SHARE:
+        reasons.append(("fast", round(fast / total, 2)))
+    return reasons
 
 
 def report(campaign):
+    """Volunteers showing a pattern (the SHOWN with the most answers, and
+    how many in all) and addresses shared by several accounts: one read of
+    the volunteers' counters, whatever the number of judgments."""
+    p = Participation
+    total = p.answers_total
+    signs = or_(
+        (total >= MIN_ANSWERS) & ((p.answers_left >= SAME_SIDE * total) | (p.answers_right >= SAME_SIDE * total)
+                                  | (p.answers_equal >= ALWAYS_EQUAL * total)),
+        (p.answers_too_fast > 0) & (p.answers_too_fast >= FAST_SHARE * total),
+        p.busiest_minute > BURST_PER_MINUTE,
+    )
+    flagged = p.campaign_id == campaign.id, signs
+    count = db.session.scalar(select(func.count(p.id)).where(*flagged))
     rows = db.session.execute(
-        select(
-            Item.participation_id,
-            func.count(Item.id),
-            func.sum(case((Item.choice == "left", 1), else_=0)),
-            func.sum(case((Item.choice == "right", 1), else_=0)),
-            func.sum(case((Item.choice == "equal", 1), else_=0)),
-            func.sum(case((Item.too_fast.is_(True), 1), else_=0)),
-        )
-        .where(Item.campaign_id == campaign.id, Item.answered_at.is_not(None))
-        .group_by(Item.participation_id)
+        select(p.id, User.username, total, p.answers_left, p.answers_right, p.answers_equal, p.answers_too_fast,
+               p.busiest_minute)
+        .join(User, User.id == p.user_id)
+        .where(*flagged)
+        .order_by(total.desc(), p.id)
+        .limit(SHOWN)
     ).all()
-    names = dict(
-        db.session.execute(
-            select(Participation.id, User.username)
-            .join(User, User.id == Participation.user_id)
-            .where(Participation.campaign_id == campaign.id)
-        ).all()
-    )
-    volunteers = []
-    for pid, total, left, right, equal, fast in rows:
-        reasons = []
-        if total >= MIN_ANSWERS and max(left, right) / total >= SAME_SIDE:
-            reasons.append(("same_side", round(max(left, right) / total, 2)))
-        if total >= MIN_ANSWERS and equal / total >= ALWAYS_EQUAL:
-            reasons.append(("equal", round(equal / total, 2)))
-        if fast and fast / total >= FAST_SHARE:
-            reasons.append(("fast", round(fast / total, 2)))
-        if reasons:
-            volunteers.append({"participation_id": pid, "username": names.get(pid), "answers": total, "reasons": reasons})
-    bursts = _bursts(campaign)
-    for entry in volunteers:
-        entry["burst"] = bursts.pop(entry["participation_id"], None)
-    for pid, peak in bursts.items():
-        volunteers.append({"participation_id": pid, "username": names.get(pid), "answers": None,
-                           "reasons": [], "burst": peak})
-    return {"volunteers": volunteers, "addresses": _shared_addresses(campaign)}
-
-
-def _bursts(campaign):
-    """Volunteers with more than BURST_PER_MINUTE answers in some minute."""
-    per_minute = defaultdict(lambda: defaultdict(int))
-    answered = db.session.execute(
-        select(Item.participation_id, Item.answered_at).where(
-            Item.campaign_id == campaign.id, Item.answered_at.is_not(None)
-        )
-    )
-    for pid, at in answered:
-        per_minute[pid][at.replace(second=0, microsecond=0)] += 1
-    peaks = {pid: max(minutes.values()) for pid, minutes in per_minute.items()}
-    return {pid: peak for pid, peak in peaks.items() if peak > BURST_PER_MINUTE}
+    volunteers = [
+        {"participation_id": pid, "username": username, "answers": answers,
+         "reasons": reasons_of(answers, left, right, equal, fast),
+         "burst": busiest if busiest > BURST_PER_MINUTE else None}
+        for pid, username, answers, left, right, equal, fast, busiest in rows
+    ]
+    return {"volunteers": volunteers, "flagged": count, "addresses": _shared_addresses(campaign)}
 
 
 def _shared_addresses(campaign):
