@@ -95,3 +95,19 @@ def units_disagree_records():
         for j, choice in enumerate(votes):
             records.append((f"s{s}", "A", "B", choice, f"judge{j}"))
     return records
+
+
+def write_text(tmp_path, text, name="in.csv"):
+    """Write ``text`` to a file of ``tmp_path``; returns its path."""
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+def load_error(path, **kwargs):
+    """The InputError ``loader.load`` raises for ``path``."""
+    from app.stats.loader import InputError, load
+
+    with pytest.raises(InputError) as info:
+        load(path, **kwargs)
+    return info.value

@@ -5,8 +5,8 @@ import json
 import numpy as np
 import pytest
 
-from app.stats.loader import InputError, filter_judges, load
-from stats_helpers import BOZKA_HEADER, bozka_row
+from app.stats.loader import filter_judges, load
+from stats_helpers import BOZKA_HEADER, bozka_row, load_error as error_of, write_text as write
 
 WMT_HEADER = ("system2rank,segmentId,system1Id,system2Number,system1Number,"
               "trglang,system1rank,srcIndex,judgeID,srclang,system2Id,documentId")
@@ -14,18 +14,6 @@ WMT_HEADER = ("system2rank,segmentId,system1Id,system2Number,system1Number,"
 
 def wmt_line(rank1, rank2, src, judge, sys1="ref", sys2="mt"):
     return f"{rank2},{src},{sys1},-1,-1,-1,{rank1},{src},{judge},-1,{sys2},-1"
-
-
-def write(tmp_path, text, name="in.csv"):
-    path = tmp_path / name
-    path.write_text(text, encoding="utf-8")
-    return str(path)
-
-
-def error_of(path, **kwargs):
-    with pytest.raises(InputError) as info:
-        load(path, **kwargs)
-    return info.value
 
 
 def test_bozka_csv_and_canonical_orientation(bozka_csv):

@@ -14,8 +14,8 @@ import pytest
 
 from app.stats.agreement import agreement
 from app.stats.cli import main
-from app.stats.loader import InputError, from_records, load
-from stats_helpers import ROOT, reference_file
+from app.stats.loader import from_records, load
+from stats_helpers import ROOT, load_error as error_of, reference_file, write_text
 
 WMT13 = os.path.join(os.path.dirname(ROOT), "shared", "reference-data",
                      "wmt13-fr-en-trueskill")
@@ -27,18 +27,6 @@ PAIRWISE_HEADER = ("srclang,trglang,srcIndex,segmentId,judgeID,system1Id,"
 FIVE_WAY_HEADER = ("srclang,trglang,srcIndex,documentId,segmentId,judgeId,"
                    + ",".join(f"system{n}Number,system{n}Id" for n in range(1, 6))
                    + "," + ",".join(f"system{n}rank" for n in range(1, 6)))
-
-
-def write(tmp_path, text, name="wmt.csv"):
-    path = tmp_path / name
-    path.write_text(text, encoding="utf-8")
-    return str(path)
-
-
-def error_of(path, **kwargs):
-    with pytest.raises(InputError) as info:
-        load(path, **kwargs)
-    return info.value
 
 
 def five_way_row(src, judge, systems, ranks, lang=("French", "English")):
@@ -78,7 +66,7 @@ def test_wmt14_16_pairwise_layout(tmp_path):
         "tur,eng,620,620,judge26,sysB,2,sysC,3,1264",
         "tur,eng,623,623,judge5,sysC,2,sysA,2,1265",
     ]
-    data = load(write(tmp_path, PAIRWISE_HEADER + "\n" + "\n".join(rows) + "\n"))
+    data = load(write_text(tmp_path, PAIRWISE_HEADER + "\n" + "\n".join(rows) + "\n"))
     assert data.source_format == "wmt" and data.warnings == []
     assert len(data) == 4 and data.counts["rankings"] == 2
     assert data.systems == ["sysA", "sysB", "sysC"]
@@ -91,7 +79,7 @@ def test_wmt12_13_five_way_rankings_expand_to_their_pairs(tmp_path):
     rows = [five_way_row(7, "researcher_1", ["a", "b", "c", "d", "e"], [1, 2, 2, 3, 5]),
             # a ranking of four systems: the fifth slot is empty, -1
             five_way_row(8, "turker_2", ["a", "b", "c", "d", "-1"], [2, 1, 1, 3, -1])]
-    data = load(write(tmp_path, FIVE_WAY_HEADER + "\n" + "\n".join(rows) + "\n"))
+    data = load(write_text(tmp_path, FIVE_WAY_HEADER + "\n" + "\n".join(rows) + "\n"))
     assert data.warnings == []
     assert len(data) == 10 + 6 and data.counts["skipped_unranked"] == 4
     assert data.counts["rankings"] == 2
@@ -125,16 +113,16 @@ def test_wmt19_appraise_export_is_still_read():
 
 def test_column_names_match_without_regard_to_case(tmp_path):
     text = "System1ID,SYSTEM1RANK,system2id,system2Rank,SRCINDEX,JudgeId\nA,1,B,2,1,t1\n"
-    data = load(write(tmp_path, text))
+    data = load(write_text(tmp_path, text))
     assert data.outcome.tolist() == [1] and data.judges == ["t1"]
-    err = error_of(write(tmp_path, "system1Id,system1rank,system2Id,system2rank,"
+    err = error_of(write_text(tmp_path, "system1Id,system1rank,system2Id,system2rank,"
                          "srcIndex,judgeId,judgeID\nA,1,B,2,1,t1,t1\n"))
     assert err.line == 1 and "duplicate column 'judgeID'" in str(err)
 
 
 def test_unknown_columns_are_named_in_a_warning(tmp_path, capsys):
     text = PAIRWISE_HEADER + ",colour,hitId\ncze,eng,1,1,j1,A,1,B,2,9,red,h1\n"
-    path = write(tmp_path, text)
+    path = write_text(tmp_path, text)
     data = load(path)
     assert len(data) == 1
     assert data.warnings == [f"{path}: column(s) not used: 'colour', 'hitId'"]
@@ -155,13 +143,13 @@ def test_unknown_columns_are_named_in_a_warning(tmp_path, capsys):
 ])
 def test_malformed_ranking_is_refused_whole_with_its_line(tmp_path, row, message):
     good = five_way_row(1, "j", ["a", "b", "c", "d", "e"], [1, 2, 3, 3, 4])
-    err = error_of(write(tmp_path, "\n".join([FIVE_WAY_HEADER, good, row, good]) + "\n"))
+    err = error_of(write_text(tmp_path, "\n".join([FIVE_WAY_HEADER, good, row, good]) + "\n"))
     assert err.line == 3 and message in str(err)
 
 
 def test_several_language_pairs_need_a_choice(tmp_path):
     rows = ["cze,eng,1,1,j1,A,1,B,2,1", "deu,eng,1,1,j1,C,1,D,2,2", "cze,eng,2,2,j1,A,2,B,1,3"]
-    path = write(tmp_path, PAIRWISE_HEADER + "\n" + "\n".join(rows) + "\n")
+    path = write_text(tmp_path, PAIRWISE_HEADER + "\n" + "\n".join(rows) + "\n")
     err = error_of(path)
     assert err.line == 3 and "2 language pairs ('cze-eng', 'deu-eng')" in str(err)
     data = load(path, campaign="cze-eng")
