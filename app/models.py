@@ -28,6 +28,9 @@ ROLES = tuple(code for code, _label in _ROLE_CHOICES)
 
 class User(UserMixin, db.Model):
     __tablename__ = "users"
+    # The unconfirmed, apart: the ranking counts those ahead from its index alone, less these.
+    __table_args__ = (Index("ix_users_unconfirmed", "id", sqlite_where=text("email_confirmed_at IS NULL"),
+                            postgresql_where=text("email_confirmed_at IS NULL")),)
     id = db.Column(db.Integer, primary_key=True)
     email = db.Column(db.String(254), nullable=False, unique=True)
     # One key per mailbox (services.names.email_key: no "+tag", no Gmail
@@ -296,7 +299,17 @@ class Participation(db.Model):
     """A volunteer's membership of one campaign, with running counters."""
 
     __tablename__ = "participations"
-    __table_args__ = (UniqueConstraint("campaign_id", "user_id"),)
+    __table_args__ = (
+        UniqueConstraint("campaign_id", "user_id"),
+        # The ranking's order (services/leaderboard.py): its top, a volunteer's
+        # neighbours and the count of those ahead are ranges of this index.
+        Index("ix_participations_ranking", "campaign_id", text("items_counted DESC"), "reached_count_at", "id",
+              "user_id", sqlite_where=text("dismissed_at IS NULL AND held_at IS NULL"),
+              postgresql_where=text("dismissed_at IS NULL AND held_at IS NULL")),
+        # The last comer and the number of volunteers (not dismissed).
+        Index("ix_participations_newest", "campaign_id", "joined_at", "id", "held_at",
+              sqlite_where=text("dismissed_at IS NULL"), postgresql_where=text("dismissed_at IS NULL")),
+    )
     id = db.Column(db.Integer, primary_key=True)
     campaign_id = db.Column(db.Integer, db.ForeignKey("campaigns.id"), nullable=False)
     user_id = db.Column(db.Integer, db.ForeignKey("users.id"), nullable=False, index=True)
@@ -432,6 +445,61 @@ class Item(db.Model):
     @property
     def is_control(self):
         return self.control_id is not None
+
+
+class DaJudge(db.Model):
+    """A DA volunteer's running sums, moved in each answer's transaction
+    (protocols/da.py), so the live rules, the judge test and the dashboard
+    read a few rows instead of every score."""
+
+    __tablename__ = "da_judges"
+    __table_args__ = (Index("ix_da_judges_status", "campaign_id", "status"),)
+    participation_id = db.Column(db.Integer, db.ForeignKey("participations.id"), primary_key=True)
+    campaign_id = db.Column(db.Integer, db.ForeignKey("campaigns.id"), nullable=False)
+    # The live rules' sums (services/da_quality.Tally): every score and pair.
+    pairs = db.Column(db.Integer, nullable=False, default=0)
+    drop_sum = db.Column(db.Integer, nullable=False, default=0)
+    suspects = db.Column(db.Integer, nullable=False, default=0)
+    informative = db.Column(db.Integer, nullable=False, default=0)
+    copied_first = db.Column(db.Integer, nullable=False, default=0)
+    scores = db.Column(db.Integer, nullable=False, default=0)
+    score_sum = db.Column(db.Integer, nullable=False, default=0)
+    score_squares = db.Column(db.Integer, nullable=False, default=0)
+    first_scores = db.Column(db.Integer, nullable=False, default=0)
+    first_sum = db.Column(db.Integer, nullable=False, default=0)
+    first_squares = db.Column(db.Integer, nullable=False, default=0)
+    # The research sums: the scores the analysis reads while the volunteer is
+    # neither held nor dismissed (not too fast; a bad reference once paired),
+    # and its judge test's pairs (differences bad - original) and verdict.
+    counted = db.Column(db.Integer, nullable=False, default=0)
+    counted_sum = db.Column(db.Integer, nullable=False, default=0)
+    counted_squares = db.Column(db.Integer, nullable=False, default=0)
+    tested_pairs = db.Column(db.Integer, nullable=False, default=0)
+    diff_sum = db.Column(db.Integer, nullable=False, default=0)
+    diff_squares = db.Column(db.Integer, nullable=False, default=0)
+    status = db.Column(db.String(16), nullable=False, default="untested")
+
+
+class DaJudgeSystem(db.Model):
+    """A DA volunteer's counted system and repeat scores of one system."""
+
+    __tablename__ = "da_judge_systems"
+    participation_id = db.Column(db.Integer, db.ForeignKey("da_judges.participation_id"), primary_key=True)
+    system_id = db.Column(db.Integer, db.ForeignKey("systems.id"), primary_key=True)
+    scores = db.Column(db.Integer, nullable=False, default=0)
+    total = db.Column(db.Integer, nullable=False, default=0)
+
+
+class DaJudgeKind(db.Model):
+    """A DA volunteer's paired quality-control items of one kind: how many,
+    the sum of their scores and of their originals' (all answers)."""
+
+    __tablename__ = "da_judge_kinds"
+    participation_id = db.Column(db.Integer, db.ForeignKey("da_judges.participation_id"), primary_key=True)
+    kind = db.Column(db.String(16), primary_key=True)
+    items = db.Column(db.Integer, nullable=False, default=0)
+    total = db.Column(db.Integer, nullable=False, default=0)
+    original_total = db.Column(db.Integer, nullable=False, default=0)
 
 
 class Announcement(db.Model):

@@ -12,7 +12,7 @@ from app.extensions import db, socketio
 from app.models import Item, Output, Participation, utcnow
 from app.services import da_export, da_quality, dashboard, evaluation, export
 from app.stats.da import analyse_da
-from app.stats.da_loader import load_da
+from app.stats.da_loader import REPEAT, SYSTEM, load_da
 from da_simulation import honest, join, judge, make_da_campaign, optimiser, run, staff, user_id
 
 PAIRWISE_ONLY = ("Completion per system pair", "Control pass rate", "have seen every control", "“equal”",
@@ -20,16 +20,29 @@ PAIRWISE_ONLY = ("Completion per system pair", "Control pass rate", "have seen e
 
 
 def test_the_system_table_is_the_analysis_of_the_export(app, tmp_path):
+    """The panel's figures are the analysis's judges (same test, same means
+    and deviations) with means over scores instead of segments: the same
+    ranking, and raw and z means recomputed from the export."""
     campaign = make_da_campaign(str(tmp_path / "da"))
     judge(campaign)
     data = dashboard.summary(campaign, utcnow())["protocol"]
     path = tmp_path / "scores.csv"
     assert app.test_cli_runner().invoke(args=["export", "da-judgments", "test", "-o", str(path)]).exit_code == 0
-    analysed = analyse_da(load_da(str(path)))
+    scores = load_da(str(path))
+    analysed = analyse_da(scores)
     assert [row["system"] for row in data["systems"]] == [row["system"] for row in analysed["systems"]]
+    assert data["scores"] == len(scores)
+    judges = analysed["judges"]
     for mine, theirs in zip(data["systems"], analysed["systems"]):
-        assert mine["segments"] == theirs["segments"] and mine["scores"] == theirs["judgments"]
-        assert math.isclose(mine["raw"], theirs["raw"]) and math.isclose(mine["z"], theirs["z"])
+        system = scores.systems.index(mine["system"])
+        rows = [i for i in range(len(scores)) if scores.system[i] == system and scores.kind[i] in (SYSTEM, REPEAT)
+                and judges[scores.judge[i]]["kept"]]
+        z = [(scores.score[i] - judges[scores.judge[i]]["mean"]) / judges[scores.judge[i]]["sd"] for i in rows]
+        assert mine["scores"] == theirs["judgments"] == len(rows)
+        assert mine["judges"] == len({scores.judge[i] for i in rows})
+        assert math.isclose(mine["raw"], sum(scores.score[i] for i in rows) / len(rows))
+        assert math.isclose(mine["z"], sum(z) / len(z))
+        assert abs(mine["z"] - theirs["z"]) < 0.2  # the analysis averages per segment first
         assert mine["target"] == 30 * 6  # sentences x judgments wanted
     assert sum(row["collected"] for row in data["systems"]) == campaign.collected_judgments
     assert data["judges"]["reliable"] == 4 and data["judges"]["judges"] == 4  # the optimiser's scores are discarded

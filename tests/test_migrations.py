@@ -167,3 +167,49 @@ def test_suspicious_counters_are_filled_from_the_answers_given(tmp_path):
         flask_db(url, tmp_path, "downgrade", "c8f2a4d6e913")
     finally:
         engine.dispose()
+
+
+def test_da_running_sums_are_filled_from_the_answers_given(tmp_path):
+    """Issue 30: a DA volunteer's sums, folded from the answers already
+    stored (a bad reference after its original, one before it, a repeat, one
+    answer below the reading floor), as their answers would have moved them."""
+    from sqlalchemy import text
+
+    url = f"sqlite:///{tmp_path / 'da_sums.sqlite3'}"
+    flask_db(url, tmp_path, "upgrade", "d5e1f7a3b820")
+    engine = create_engine(url)
+    # (id, position, kind, score, too fast, system, original)
+    answers = [(1, 1, None, 80, 0, 1, None), (2, 2, "bad_reference", 30, 0, 1, 1), (3, 3, "bad_reference", 20, 0, 2, 4),
+               (4, 4, None, 70, 0, 2, None), (5, 5, "repeat", 76, 0, 1, 1), (6, 6, None, 50, 1, 1, None)]
+    try:
+        with engine.begin() as connection:
+            connection.exec_driver_sql("PRAGMA foreign_keys=OFF")
+            inspector = inspect(connection)
+            for table, values in (("campaigns", dict(id=3, protocol="da", slug="da")),
+                                  ("participations", dict(id=7, campaign_id=3))):
+                row = _row(inspector, table, **values) | {"id": values["id"]}
+                connection.execute(text(f"INSERT INTO {table} ({', '.join(row)}) "
+                                        f"VALUES ({', '.join(':' + n for n in row)})"), row)
+            for item_id, position, kind, score, fast, system, original in answers:
+                row = _row(inspector, "items", participation_id=7, campaign_id=3, position=position, token=f"t{position}",
+                           answered_at="2026-01-01 10:00:00", qc_kind=kind, score=score, too_fast=fast,
+                           left_system_id=system, original_item_id=original) | {"id": item_id}
+                connection.execute(text(f"INSERT INTO items ({', '.join(row)}) "
+                                        f"VALUES ({', '.join(':' + n for n in row)})"), row)
+        flask_db(url, tmp_path, "upgrade")
+        with engine.connect() as connection:
+            judge = connection.execute(text("SELECT * FROM da_judges WHERE participation_id = 7")).mappings().one()
+            assert dict(judge) | {"participation_id": 7} == {
+                "participation_id": 7, "campaign_id": 3, "pairs": 2, "drop_sum": 50 + 50, "suspects": 0,
+                "informative": 2, "copied_first": 0, "scores": 6, "score_sum": 326,
+                "score_squares": 80**2 + 30**2 + 20**2 + 70**2 + 76**2 + 50**2, "first_scores": 5,
+                "first_sum": 276, "first_squares": 80**2 + 30**2 + 20**2 + 70**2 + 76**2, "counted": 5,
+                "counted_sum": 276, "counted_squares": 80**2 + 30**2 + 20**2 + 70**2 + 76**2, "tested_pairs": 2,
+                "diff_sum": -100, "diff_squares": 5000, "status": "untested"}
+            assert sorted(connection.execute(text("SELECT system_id, scores, total FROM da_judge_systems"))) == [
+                (1, 2, 156), (2, 1, 70)]
+            assert sorted(connection.execute(text("SELECT kind, items, total, original_total FROM da_judge_kinds"))) == [
+                ("bad_reference", 2, 50, 150), ("repeat", 1, 76, 80)]
+        flask_db(url, tmp_path, "downgrade", "d5e1f7a3b820")
+    finally:
+        engine.dispose()

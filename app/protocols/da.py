@@ -13,7 +13,7 @@ from sqlalchemy.orm import aliased
 
 from ..database import execute
 from ..models import Item, Output, Sentence, Slot
-from ..services import da_dashboard, da_quality, da_review, quality
+from ..services import da_dashboard, da_quality, da_review, da_sums, quality
 from ..services.slots import take_slot, take_slot_in
 
 NAME = "da"
@@ -345,27 +345,10 @@ def counters(participation, item, values):
     return dict(controls_answered=participation.controls_answered + 1)
 
 
-_original = aliased(Item)
-# (original score, bad-reference score) of each completed pair, in the
-# order completed (the later member's position).
-_BAD_PAIRS = (
-    select(_original.score, Item.score)
-    .join(_original, _original.id == Item.original_item_id)
-    .where(
-        Item.participation_id == bindparam("participation_id"),
-        Item.qc_kind == da_quality.BAD_REFERENCE,
-        Item.answered_at.is_not(None),
-        _original.answered_at.is_not(None),
-    )
-    .order_by(case((Item.position > _original.position, Item.position), else_=_original.position))
-)
-_SCORES = select(Item.score).where(
-    Item.participation_id == bindparam("participation_id"), Item.score.is_not(None)
-)
-_FIRST_SCORES = _SCORES.order_by(Item.position).limit(da_quality.EARLY_SCORES)
-# A bad reference served before its original: paired once the original is scored.
-_LINK_REVERSED = (
-    update(Item.__table__)
+# The bad references the volunteer was served before this original (its
+# sentence and system), answered and not paired yet.
+_REVERSED = (
+    select(Item.id, Item.qc_kind, Item.score, Item.too_fast, Item.left_system_id)
     .where(
         Item.participation_id == bindparam("link_participation"),
         Item.sentence_id == bindparam("link_sentence"),
@@ -374,47 +357,44 @@ _LINK_REVERSED = (
         Item.original_item_id.is_(None),
         Item.answered_at.is_not(None),
     )
-    .values(original_item_id=bindparam("link_item"))
 )
+_LINK_REVERSED = update(Item.__table__).where(Item.id.in_(bindparam("link_ids", expanding=True))).values(
+    original_item_id=bindparam("link_item"))
+_ORIGINAL = select(Item.score, Item.too_fast).where(Item.id == bindparam("original_id"))
 
 
-def _completes_pair(participation, item):
-    """Whether this answer completes a bad-reference pair (pairing a bad
-    reference served first with this, its original)."""
-    if item.qc_kind == da_quality.BAD_REFERENCE:
-        return item.original_item_id is not None
-    if item.slot_id is None:
-        return False
-    return execute(_LINK_REVERSED, {"link_participation": participation.id, "link_sentence": item.sentence_id,
-                                    "link_system": item.left_system_id, "link_item": item.id}).rowcount > 0
+def _pair_reversed(participation, item):
+    """Pair the bad references served before this test item, its original,
+    with it: their rows as they were."""
+    if item.qc_kind is not None or item.slot_id is None:
+        return []
+    linked = execute(_REVERSED, {"link_participation": participation.id, "link_sentence": item.sentence_id,
+                                 "link_system": item.left_system_id}).all()
+    if linked:
+        execute(_LINK_REVERSED, {"link_ids": [row.id for row in linked], "link_item": item.id})
+    return linked
 
 
 def dismissal_reason(campaign, participation, item):
-    """The live rule (``da_quality.optimiser_reason``), checked when a
-    bad-reference pair is completed: only then can its outcome change."""
-    item.completes_pair = _completes_pair(participation, item)
+    """The live rule (``da_quality.optimiser_verdict``) on the volunteer's
+    running sums, which this answer moves (``da_sums``): checked when a
+    bad-reference pair is completed, the only time its outcome can change."""
+    original = None
+    if item.original_item_id is not None:
+        original = execute(_ORIGINAL, {"original_id": item.original_item_id}).one()
+    judge, item.completes_pair = da_sums.record(participation, item, original, _pair_reversed(participation, item))
     if not item.completes_pair:
         return None
-    params = {"participation_id": participation.id}
-    pairs = execute(_BAD_PAIRS, params).all()
-    if len(pairs) < campaign.qc_min_pairs:
-        return None
-    scores = execute(_SCORES, params).scalars().all()
-    return da_quality.optimiser_reason(
-        [tuple(pair) for pair in pairs], scores, campaign.qc_min_pairs, campaign.qc_min_spread
-    )
+    return da_quality.optimiser_verdict(judge, campaign.qc_min_pairs, campaign.qc_min_spread)
 
 
 def hold_reason(campaign, participation, item):
-    """The early checks (``da_quality.early_reason``): read while the first
+    """The early checks (``da_quality.early_verdict``): read while the first
     scores come in and whenever a bad-reference pair is completed."""
     early = item.position <= max(da_quality.EARLY_SCORES, campaign.raffle_every)
     if not (early or getattr(item, "completes_pair", False)):
         return None
-    params = {"participation_id": participation.id}
-    pairs = [tuple(pair) for pair in execute(_BAD_PAIRS, params).all()]
-    first_scores = execute(_FIRST_SCORES, params).scalars().all()
-    return da_quality.early_reason(pairs, first_scores, campaign.qc_min_spread)
+    return da_quality.early_verdict(da_sums.judge_of(participation), campaign.qc_min_spread)
 
 
 def payload(campaign, texts):

@@ -1,68 +1,24 @@
-"""The Direct Assessment part of the organisers' dashboard.
+"""The Direct Assessment part of the organisers' dashboard, read from the
+volunteers' running sums (``da_sums``, moved in each answer's transaction):
+a few rows per volunteer, never every score.
 
-System scores are the analysis's own (``app.stats.da``, with the defaults
-of ``scripts/analyse.py``) on the campaign's scores that count for research
-(``services/research.py``), so the dashboard
-and an analysis of the ``da-judgments`` export agree. Unlike the rest of the
-dashboard this reads every valid score: the result is kept per campaign
-until a score arrives or a volunteer is dismissed, held or cleared.
+The sums count the scores that count for research (``services/research.py``:
+not too fast, volunteers neither held nor dismissed) and the analysis's
+judge test (``stats.da_quality``) leaves out the judges it fails, as
+``scripts/analyse.py`` does. The system figures are means over scores, with
+each judge's z from their own mean and standard deviation; the analysis
+averages per segment first, so its exact figures are in the export and the
+analysis.
 """
-import threading
-
 from sqlalchemy import func, select
-from sqlalchemy.orm import aliased
 
 from ..extensions import db
-from ..models import Item, Participation, Sentence, Slot
-from ..stats.da import analyse_da
-from ..stats.da_quality import judge_quality
-from ..stats.da_loader import from_da_records
-from ..stats.research import left_out
-from . import da_quality, research
+from ..models import DaJudge, DaJudgeKind, DaJudgeSystem, Participation, Sentence, Slot
+from . import da_quality
 
-SYSTEM = "system"  # the kind of a test item, as the analysis names it
 LIVE_RULE = (da_quality.NOT_LOWER, da_quality.LOW_VARIATION)
-_cache = {}  # campaign id -> (state, analysis)
-_lock = threading.Lock()
-
-
-def score_records(campaign, participations=None):
-    """(judge, system, sentence, kind, score) of every score that counts for
-    research (``research``: the rule of the exports and of the analysis), in
-    the order given: the analysis's in-memory input (``from_da_records``);
-    with ``participations`` (ids), only those volunteers' scores."""
-    names = {system.id: system.name for system in campaign.systems}
-    query = (
-        select(Item.participation_id, Item.left_system_id, Sentence.number, Item.qc_kind, Item.score,
-               Item.too_fast)
-        .join(Sentence, Sentence.id == Item.sentence_id)
-        .where(Item.campaign_id == campaign.id, Item.answered_at.is_not(None), Item.discarded_at.is_(None),
-               Item.score.is_not(None),
-               # a bad reference served first counts once its original is scored (protocols/da.py)
-               Item.qc_kind.is_(None) | Item.original_item_id.is_not(None))
-        .order_by(Item.answered_at, Item.id))
-    if participations is not None:
-        query = query.where(Item.participation_id.in_(participations))
-    rows = db.session.execute(query).all()
-    flags = research.volunteer_flags(db.session, {row[0] for row in rows})
-    return [(str(judge), names[system], str(number), kind or SYSTEM, score)
-            for judge, system, number, kind, score, fast in rows
-            if left_out(research.answer_flags(flags[judge], False, False, fast)) is None]
-
-
-def analysis(campaign, state):
-    """The analysis of the campaign's valid scores (None without any),
-    computed again only when ``state`` differs from the last call's."""
-    with _lock:
-        cached = _cache.get(campaign.id)
-    if cached is not None and cached[0] == state:
-        return cached[1]
-    records = score_records(campaign)
-    # no intervals on the dashboard: the judge bootstrap would only cost time
-    result = analyse_da(from_da_records(records), bootstrap=0) if records else None
-    with _lock:
-        _cache[campaign.id] = (state, result)
-    return result
+# Volunteers whose scores count: neither held nor dismissed.
+_COUNTED = (Participation.dismissed_at.is_(None), Participation.held_at.is_(None))
 
 
 def completion(campaign):
@@ -76,111 +32,124 @@ def completion(campaign):
     return {system: (int(collected or 0), int(target or 0)) for system, collected, target in rows}
 
 
-def system_table(campaign, result):
-    """One row per system: the analysis's figures (best z first), then the
-    systems without a score yet, in the campaign's order."""
+_SYSTEM_SUMS = (
+    select(DaJudgeSystem.system_id, DaJudgeSystem.scores, DaJudgeSystem.total, DaJudge.counted,
+           DaJudge.counted_sum, DaJudge.counted_squares)
+    .join(DaJudge, DaJudge.participation_id == DaJudgeSystem.participation_id)
+    .join(Participation, Participation.id == DaJudge.participation_id)
+    .where(*_COUNTED, DaJudge.status != da_quality.UNRELIABLE, DaJudgeSystem.scores > 0)
+)
+
+
+def system_scores(rows):
+    """{system id: {"scores", "judges", "raw", "z"}} from (system, the judge's
+    scores of it and their sum, the judge's scores of every kind, sum, sum of
+    squares) rows: raw and z means over the scores; z over the judges with a
+    standard deviation (two scores or more, not all equal), None without."""
+    systems = {}
+    for system, n, total, judge_n, judge_sum, judge_squares in rows:
+        entry = systems.setdefault(system, {"scores": 0, "judges": 0, "sum": 0, "z_sum": 0.0, "z_scores": 0})
+        entry["scores"] += n
+        entry["judges"] += 1
+        entry["sum"] += total
+        if judge_n > 1 and judge_n * judge_squares > judge_sum * judge_sum:
+            sd = da_quality.spread(judge_n, judge_sum, judge_squares, 1)
+            entry["z_sum"] += (total - n * judge_sum / judge_n) / sd
+            entry["z_scores"] += n
+    return {system: {"scores": e["scores"], "judges": e["judges"], "raw": e["sum"] / e["scores"],
+                     "z": e["z_sum"] / e["z_scores"] if e["z_scores"] else None}
+            for system, e in systems.items()}
+
+
+def system_table(campaign):
+    """One row per system: scores, judges, raw and z means (best z first),
+    then the systems without a score yet, in the campaign's order."""
     done = completion(campaign)
-    ids = {system.name: system.id for system in campaign.systems}
-    scored = {row["system"]: row for row in (result["systems"] if result else [])}
-    order = list(scored) + [s.name for s in campaign.systems if s.name not in scored]
+    scored = system_scores(db.session.execute(_SYSTEM_SUMS.where(DaJudge.campaign_id == campaign.id)))
     table = []
-    for name in order:
-        row = scored.get(name, {})
-        collected, target = done.get(ids[name], (0, 0))
-        table.append({"system": name, "scores": row.get("judgments", 0), "raw": row.get("raw"),
-                      "z": row.get("z"), "segments": row.get("segments", 0),
-                      "collected": collected, "target": target})
+    for system in campaign.systems:
+        row = scored.get(system.id, {"scores": 0, "judges": 0, "raw": None, "z": None})
+        collected, target = done.get(system.id, (0, 0))
+        table.append(row | {"system": system.name, "collected": collected, "target": target})
+    table.sort(key=lambda r: (r["raw"] is None, r["z"] is None, -(r["z"] or 0.0), -(r["raw"] or 0.0)))
     return table
 
 
-_original = aliased(Item)
+_KINDS = (
+    select(DaJudgeKind.kind, Participation.dismissed_at.is_not(None), func.sum(DaJudgeKind.items),
+           func.sum(DaJudgeKind.total), func.sum(DaJudgeKind.original_total))
+    .join(Participation, Participation.id == DaJudgeKind.participation_id)
+    .group_by(DaJudgeKind.kind, Participation.dismissed_at.is_not(None))
+)
 
 
 def quality_items(campaign):
-    """Per kind of quality-control item: how many were answered (valid and
-    discarded) and, over the valid ones, the mean score of the item and of
-    its original."""
-    rows = db.session.execute(
-        select(Item.qc_kind, Item.discarded_at.is_not(None), func.count(Item.id), func.avg(Item.score),
-               func.avg(_original.score))
-        .join(_original, _original.id == Item.original_item_id)
-        .where(Item.campaign_id == campaign.id, Item.answered_at.is_not(None), Item.qc_kind.is_not(None))
-        .group_by(Item.qc_kind, Item.discarded_at.is_not(None))
-    )
+    """Per kind of quality-control item: how many were answered and paired
+    (valid, and discarded with a dismissed volunteer) and, over the valid
+    ones, the mean score of the item and of its original."""
     kinds = {kind: {"kind": kind, "valid": 0, "discarded": 0, "mean": None, "original_mean": None}
              for kind in da_quality.KINDS}
-    for kind, discarded, count, mean, original_mean in rows:
+    for kind, discarded, count, total, original_total in db.session.execute(
+            _KINDS.where(Participation.campaign_id == campaign.id)):
         entry = kinds[kind]
         if discarded:
-            entry["discarded"] = count
-        else:
-            entry.update(valid=count, mean=float(mean), original_mean=float(original_mean))
+            entry["discarded"] = int(count)
+        elif count:
+            entry.update(valid=int(count), mean=int(total) / int(count), original_mean=int(original_total) / int(count))
     return list(kinds.values())
 
 
-def judges(result):
-    """How many judges the analysis tested, found reliable or not, and left out."""
-    entries = result["judges"] if result else []
-    count = {status: sum(1 for e in entries if e["status"] == status)
-             for status in ("reliable", "unreliable", "untested")}
-    return count | {"judges": len(entries), "left_out": sum(1 for e in entries if not e["kept"])}
+_JUDGES = (
+    select(DaJudge.status, func.count(), func.sum(DaJudge.counted))
+    .join(Participation, Participation.id == DaJudge.participation_id)
+    .where(*_COUNTED, DaJudge.counted > 0)
+    .group_by(DaJudge.status)
+)
 
 
-def state_of(participations, campaign):
-    """What the analysis's cache is kept for: the volunteers' counters."""
-    return (sum(p.items_answered for p in participations),
-            sum(1 for p in participations if p.dismissed_reason),
-            frozenset(p.user_id for p in participations if p.held_at is not None), campaign.collected_judgments)
+def judges(campaign):
+    """How many judges (volunteers with a score that counts) the judge test
+    found reliable, unreliable (left out) or has not tested yet, and their
+    scores."""
+    count = dict.fromkeys((da_quality.RELIABLE, da_quality.UNRELIABLE, da_quality.UNTESTED), 0)
+    scores = 0
+    for status, n, counted in db.session.execute(_JUDGES.where(DaJudge.campaign_id == campaign.id)):
+        count[status] = n
+        scores += int(counted)
+    return count | {"judges": sum(count.values()), "left_out": count[da_quality.UNRELIABLE]}, scores
 
 
-
-
-_JUDGED = select(Participation.id, Participation.items_answered, Participation.dismissed_reason,
-                 Participation.held_at.is_not(None))
-_judged = {}  # campaign id -> {participation id: (its counters, left out by the judge test)}
-FEW = 2000  # changed volunteers read by id up to this many, else the whole campaign in one read
+_DROPPED = (
+    select(DaJudge.participation_id)
+    .join(Participation, Participation.id == DaJudge.participation_id)
+    .where(*_COUNTED, DaJudge.status == da_quality.UNRELIABLE)
+)
 
 
 def dropped(campaign):
     """The participation ids whose judges the analysis leaves out (its judge
-    test, the same function and scores as ``analysis``): ``quality.left_out_volunteer``'s
-    "dropped", for the raffle and the dashboard's count of volunteers who count.
-    A judge's test reads only their own scores, so it runs again only for the
-    volunteers whose counters changed since the last call: the public raffle
-    page does not pay for an analysis of every score."""
-    rows = db.session.execute(_JUDGED.where(Participation.campaign_id == campaign.id)).all()
-    with _lock:
-        known = dict(_judged.get(campaign.id, {}))
-    changed = {pid: tuple(counters) for pid, *counters in rows if known.get(pid, (None,))[0] != tuple(counters)}
-    if changed:
-        records = score_records(campaign, list(changed) if len(changed) <= FEW else None)
-        failed = {int(entry["judge"]) for entry in (judge_quality(from_da_records(records)) if records else [])
-                  if entry["status"] == "unreliable"}
-        known.update({pid: (counters, pid in failed) for pid, counters in changed.items()})
-        with _lock:
-            _judged[campaign.id] = known
-    return {pid for pid, (_counters, out) in known.items() if out}
+    test, on the scores that count): ``quality.left_out_volunteer``'s
+    "dropped", for the raffle and the dashboard's count of volunteers who
+    count. Reads only their rows (the verdict is kept with the sums)."""
+    return set(db.session.scalars(_DROPPED.where(DaJudge.campaign_id == campaign.id)))
 
 
 def summary(campaign, participations):
     """The DA dashboard's figures; ``participations`` are the rows the
-    shared dashboard read (their counters make the cache's state)."""
-    result = analysis(campaign, state_of(participations, campaign))
+    shared dashboard read."""
+    judge_counts, scores = judges(campaign)
     dismissed = {code: sum(1 for p in participations if p.dismissed_reason == code) for code in LIVE_RULE}
     return {
-        "systems": system_table(campaign, result),
+        "systems": system_table(campaign),
         "quality": quality_items(campaign),
-        "judges": judges(result),
+        "judges": judge_counts,
         "dismissed_by_rule": [{"reason": code, "count": n} for code, n in dismissed.items()],
-        "scores": result["input"]["scores"] if result else 0,
+        "scores": scores,
         "settings": {"min_pairs": campaign.qc_min_pairs, "min_spread": campaign.qc_min_spread,
                      "share": campaign.qc_share, "distance": campaign.qc_distance},
     }
 
 
 def forget(campaign_id=None):
-    with _lock:
-        if campaign_id is None:
-            _cache.clear()
-        else:
-            _cache.pop(campaign_id, None)
+    """Nothing to forget: the figures are read from the sums at each call
+    (kept for ``dashboard.forget``'s callers)."""

@@ -5,8 +5,13 @@ A quality-control item pairs with an original the volunteer already scored:
 a *bad reference* (the same translation, degraded), an *exact repeat*, or,
 when the campaign has references, *the reference* shown as a translation.
 """
-import statistics
+import math
+from dataclasses import dataclass
+from fractions import Fraction
 
+from scipy.stats import t as t_distribution
+
+from ..stats.da_quality import DEFAULT_TEST, THRESHOLD, min_pairs_for
 from . import degrade
 from .quality import digest
 
@@ -107,14 +112,25 @@ def optimiser_reason(bad_pairs, scores, min_pairs, min_spread):
     references scored no lower than their originals on average, or scores
     whose standard deviation is under ``min_spread`` points.
     """
-    if len(bad_pairs) < min_pairs or not bad_pairs:
+    return optimiser_verdict(tally(bad_pairs, scores), min_pairs, min_spread)
+
+
+def optimiser_verdict(sums, min_pairs, min_spread):
+    """``optimiser_reason`` read from a volunteer's running sums (``Tally``)."""
+    if sums.pairs < min_pairs or not sums.pairs:
         return None
-    drop = statistics.fmean(original - bad for original, bad in bad_pairs)
-    if drop <= 0:
+    if sums.drop_sum <= 0:  # the mean of original - bad
         return NOT_LOWER
-    if len(scores) > 1 and statistics.stdev(scores) < min_spread:
+    if sums.scores > 1 and spread(sums.scores, sums.score_sum, sums.score_squares, 1) < min_spread:
         return LOW_VARIATION
     return None
+
+
+def spread(n, total, squares, ddof):
+    """The standard deviation of ``n`` integers from their sum and sum of
+    squares (``ddof`` 1: the sample's, 0: the population's), from the exact
+    variance as ``statistics`` computes it."""
+    return math.sqrt(Fraction(n * squares - total * total, n * (n - ddof)))
 
 
 # The first checks (issue 28): before a volunteer's first raffle ticket, a
@@ -164,13 +180,92 @@ def early_reason(bad_pairs, first_scores, min_spread):
     worse) are three or more and a quarter of the pairs (one or two are
     slips).
     """
-    if len(first_scores) >= EARLY_SCORES and statistics.pstdev(first_scores[:EARLY_SCORES]) < min_spread:
+    return early_verdict(tally(bad_pairs, first_scores), min_spread)
+
+
+def early_verdict(sums, min_spread):
+    """``early_reason`` read from a volunteer's running sums (``Tally``)."""
+    if sums.first_scores >= EARLY_SCORES and spread(
+            sums.first_scores, sums.first_sum, sums.first_squares, 0) < min_spread:
         return LOW_VARIATION
-    informative = [(original, bad) for original, bad in bad_pairs if original >= FLOOR]
-    copied = {(original, bad) for original, bad in informative if abs(bad - original) <= COPY_MARGIN}
-    if len(informative) >= 2 and all(pair in copied for pair in informative[:2]):
+    if sums.informative >= 2 and sums.copied_first == 2:
         return NOT_LOWER
-    suspect = sum(bad - original >= REVERSED_MARGIN or (original, bad) in copied for original, bad in bad_pairs)
-    if suspect >= 3 and 4 * suspect >= len(bad_pairs):
+    if sums.suspects >= 3 and 4 * sums.suspects >= sums.pairs:
         return NOT_LOWER
     return None
+
+
+# The running sums of both rules: what an answer changes in a volunteer's
+# ``DaJudge`` row (protocols/da.py), so that the rules read one row, not
+# every score.
+LIVE_SUMS = ("pairs", "drop_sum", "suspects", "informative", "copied_first", "scores", "score_sum", "score_squares",
+             "first_scores", "first_sum", "first_squares")
+
+
+@dataclass
+class Tally:
+    """The running sums of the live rules, in memory (as ``DaJudge`` keeps them)."""
+    pairs: int = 0  # completed bad-reference pairs
+    drop_sum: int = 0  # their sum of original - bad
+    suspects: int = 0  # copies and reversals (``early_verdict``)
+    informative: int = 0  # pairs whose original is at least FLOOR, up to two
+    copied_first: int = 0  # copies among those first two
+    scores: int = 0
+    score_sum: int = 0
+    score_squares: int = 0
+    first_scores: int = 0  # the first EARLY_SCORES scores
+    first_sum: int = 0
+    first_squares: int = 0
+
+
+def add_score(sums, score):
+    """Count one more score of the volunteer in ``sums`` (changed in place)."""
+    sums.scores += 1
+    sums.score_sum += score
+    sums.score_squares += score * score
+    if sums.first_scores < EARLY_SCORES:
+        sums.first_scores += 1
+        sums.first_sum += score
+        sums.first_squares += score * score
+
+
+def add_pair(sums, original, bad):
+    """Count one more completed bad-reference pair in ``sums`` (in place)."""
+    informative = original >= FLOOR
+    copied = informative and abs(bad - original) <= COPY_MARGIN
+    first = informative and sums.informative < 2
+    sums.pairs += 1
+    sums.drop_sum += original - bad
+    sums.suspects += bad - original >= REVERSED_MARGIN or copied
+    sums.informative += first
+    sums.copied_first += first and copied
+
+
+def tally(bad_pairs, scores):
+    """The ``Tally`` of these pairs (in the order completed) and scores
+    (summed exactly, should they not be integers)."""
+    sums = Tally()
+    for score in scores:
+        add_score(sums, Fraction(score))
+    for original, bad in bad_pairs:
+        add_pair(sums, Fraction(original), Fraction(bad))
+    return sums
+
+
+# The analysis's judge test (``stats.da_quality``: WMT's one-sided paired
+# t-test), from a judge's running sums of the differences bad - original.
+RELIABLE, UNRELIABLE, UNTESTED = "reliable", "unreliable", "untested"
+
+
+def judge_status(pairs, diff_sum, diff_squares):
+    """The judge test's verdict on ``pairs`` differences with these sums,
+    as ``stats.da_quality.judge_quality`` gives it on the pairs themselves."""
+    if DEFAULT_TEST != "t":
+        raise NotImplementedError("the running sums serve the paired t-test only")
+    if pairs < min_pairs_for(DEFAULT_TEST):
+        return UNTESTED
+    if pairs * diff_squares == diff_sum * diff_sum:  # all differences equal: not computable
+        return UNRELIABLE
+    statistic = diff_sum / pairs / (spread(pairs, diff_sum, diff_squares, 1) / math.sqrt(pairs))
+    p = float(t_distribution.cdf(statistic, pairs - 1))
+    return RELIABLE if p <= THRESHOLD else UNRELIABLE
