@@ -1,7 +1,7 @@
 """Scale benchmark (issue 30): is every cost flat in the work that grows?
 
-    nice .venv/bin/python scripts/bench/bench_scale.py --quick          (sizes / 10: a smoke run, a few minutes)
-    nice .venv/bin/python scripts/bench/bench_scale.py                  (the full table; about half an hour)
+    nice .venv/bin/python scripts/bench/bench_scale.py --quick          (sizes / 10: a smoke run, 2-3 minutes)
+    nice .venv/bin/python scripts/bench/bench_scale.py                  (the full table; a 1M-judgment state builds in about 2 min)
     nice .venv/bin/python scripts/bench/bench_scale.py --only judgment,page --database-url postgresql://...
 
 Each state is a fresh database (SQLite in a scratch folder, or the schema of
@@ -26,8 +26,8 @@ the rows that measure what a reply carries. A judgment is answered for real
 (fresh rows: each adds one answer to a state of 100 to 1M); a service call
 that writes is rolled back.
 
-``--national`` then serves a national campaign as ``make run`` does: see
-``national`` below for what it does and does not measure yet.
+``--national`` (the national campaign served as ``make run`` serves it) is not
+built yet: it only says so.
 """
 import argparse
 import os
