@@ -6,9 +6,18 @@ period of the public progress begins, ``counters.public_collected``), with a com
 payload to the campaign's room, and personal data (rank, neighbours,
 tickets) only to each volunteer's own room, and only when it changed. A
 judgment's request never waits for a broadcast.
+
+The personal pass follows what changed: the change store lists the
+volunteers touched since the last pass (in every process, through Redis),
+and only connected volunteers whose place those changes can move (``_due``)
+are read again. A change of the whole campaign (no volunteer given), a
+process's first pass and one pass every FULL_PASS_SECONDS read the whole
+ranking instead.
 """
+import bisect
 import logging
 import threading
+import time
 
 from flask import current_app
 from sqlalchemy import bindparam, select
@@ -25,7 +34,10 @@ _interest = set()  # campaigns this process touched: it makes sure they are broa
 _connected = {}  # campaign id -> {participation id: (user id, socket count)}, this process
 _last_personal = {}  # (campaign id, participation id) -> last payload sent
 _personal_seen = {}  # campaign id -> change version of the last personal pass
-_personal_due = set()  # (campaign id, participation id) whose own data changed (this process)
+_known = {}  # campaign id -> {participation id: order key} of the ranked, as of the last pass
+_order = {}  # campaign id -> sorted [(order key, participation id)] of the connected ranked, as last sent
+_key_sent = {}  # (campaign id, participation id) -> the order key of the payload last sent
+_full_at = {}  # campaign id -> time.monotonic() of the last full pass
 _period_seen = {}  # campaign id -> the period of the public figures last broadcast (this process)
 _state_lock = threading.Lock()
 _ticker = {"started": False, "generation": 0}
@@ -80,17 +92,31 @@ def client_manager(message_queue):
     return manager(message_queue, channel="flask-socketio", write_only=False)
 
 
+EVERYONE = "*"  # a change of the whole campaign: every volunteer's place may move
+
+
 class MemoryChanges:
-    """Change versions for one process (no message queue configured)."""
+    """Change versions for one process (no message queue configured), with
+    the volunteers changed since the last pass (this process is the only reader)."""
 
     def __init__(self):
-        self.versions, self.done = {}, {}
+        self.versions, self.done, self.changed = {}, {}, {}
 
-    def bump(self, campaign_id):
+    def bump(self, campaign_id, member=None):
         self.versions[campaign_id] = self.versions.get(campaign_id, 0) + 1
+        if member is not None:
+            self.changed.setdefault(campaign_id, {})[member] = self.versions[campaign_id]
 
     def versions_of(self, campaign_ids):
         return {cid: self.versions.get(cid, 0) for cid in campaign_ids}
+
+    def changed_between(self, campaign_id, after, upto):
+        """The members bumped after version ``after`` up to ``upto``."""
+        changed = self.changed.get(campaign_id, {})
+        members = {member for member, version in changed.items() if after < version <= upto}
+        for member in [member for member, version in changed.items() if version <= upto]:
+            del changed[member]
+        return members
 
     def claim(self, campaign_id, version, interval):
         if version <= self.done.get(campaign_id, 0):
@@ -104,7 +130,9 @@ class RedisChanges:
     each campaign is broadcast once per change whatever the number of
     processes: a process broadcasts only if it takes the campaign's lock
     (held for one interval) and the version is newer than the last one
-    broadcast, both checked and recorded in one atomic step."""
+    broadcast, both checked and recorded in one atomic step. The volunteers
+    changed are kept with the version of their latest change (a sorted set:
+    at most one entry per volunteer), for each process to read its own range."""
 
     # KEYS: lock, done. ARGV: version, lock milliseconds.
     CLAIM = """
@@ -113,20 +141,32 @@ class RedisChanges:
     redis.call('SET', KEYS[2], ARGV[1])
     return 1
     """
+    # KEYS: version, changed. ARGV: member ('' for none).
+    BUMP = """
+    local version = redis.call('INCR', KEYS[1])
+    if ARGV[1] ~= '' then redis.call('ZADD', KEYS[2], version, ARGV[1]) end
+    return version
+    """
 
     def __init__(self, url):
         import redis
 
         self.redis = redis.Redis.from_url(url, socket_timeout=0.5, socket_connect_timeout=0.5)
         self._claim = self.redis.register_script(self.CLAIM)
+        self._bump = self.redis.register_script(self.BUMP)
 
-    def bump(self, campaign_id):
-        self.redis.incr(f"bozka:changes:{campaign_id}")
+    def bump(self, campaign_id, member=None):
+        self._bump(keys=[f"bozka:changes:{campaign_id}", f"bozka:changed:{campaign_id}"],
+                   args=["" if member is None else member])
 
     def versions_of(self, campaign_ids):
         ids = list(campaign_ids)
         values = self.redis.mget([f"bozka:changes:{cid}" for cid in ids]) if ids else []
         return {cid: int(value or 0) for cid, value in zip(ids, values)}
+
+    def changed_between(self, campaign_id, after, upto):
+        members = self.redis.zrangebyscore(f"bozka:changed:{campaign_id}", f"({after}", upto)
+        return {EVERYONE if member == EVERYONE.encode() else int(member) for member in members}
 
     def claim(self, campaign_id, version, interval):
         keys = [f"bozka:broadcast-lock:{campaign_id}", f"bozka:broadcast-done:{campaign_id}"]
@@ -158,15 +198,13 @@ def user_room(user_id):
 def touch(campaign_id, participation_id=None):
     """Something in the campaign's ranking or progress changed (and, given
     ``participation_id``, that volunteer's own data: count, tickets,
-    dismissal). Never fails: with Redis down, judging goes on and live
-    updates resume with it."""
+    dismissal; without it, anybody's place may have moved). Never fails:
+    with Redis down, judging goes on and live updates resume with it."""
     leaderboard.invalidate(campaign_id)
     with _state_lock:
         _interest.add(campaign_id)
-        if participation_id is not None:
-            _personal_due.add((campaign_id, participation_id))
     try:
-        _store().bump(campaign_id)
+        _store().bump(campaign_id, EVERYONE if participation_id is None else participation_id)
     except Exception as exc:  # noqa: BLE001 (a message queue outage)
         log.warning("live updates paused: %s", exc)
     ensure_ticker(current_app._get_current_object())
@@ -205,18 +243,14 @@ def flush(interval=1.0):
     versions = _store().versions_of(campaigns)
     made = 0
     for campaign_id, version in versions.items():
-        ranking = None
         if _store().claim(campaign_id, version, interval):
-            ranking = broadcast(campaign_id)
+            broadcast(campaign_id)
             made += 1
-        if _connected.get(campaign_id) and _personal_seen.get(campaign_id) != version:
+        seen = _personal_seen.get(campaign_id)
+        if _connected.get(campaign_id) and seen != version:
             _personal_seen[campaign_id] = version
-            personal_updates(campaign_id, ranking)
-        with _state_lock:  # volunteers with no socket here: nothing to send them
-            members = _connected.get(campaign_id, {})
-            _personal_due.difference_update(
-                [key for key in _personal_due if key[0] == campaign_id and key[1] not in members]
-            )
+            changed = None if seen is None or seen > version else _store().changed_between(campaign_id, seen, version)
+            personal_pass(campaign_id, changed)
     return made
 
 
@@ -230,7 +264,7 @@ def _new_period(campaigns):
     for campaign_id in campaigns:
         if _period_seen.get(campaign_id) != number:
             _period_seen[campaign_id] = number
-            _store().bump(campaign_id)
+            _store().bump(campaign_id)  # the public figures only: nobody's place moves
 
 
 def broadcast(campaign_id):
@@ -244,51 +278,106 @@ def broadcast(campaign_id):
     return ranking
 
 
+FULL_PASS_SECONDS = 60  # bounds how long a change missed by the store (Redis away) goes unsent
+
+
+def personal_pass(campaign_id, changed):
+    """Personal updates after the changes ``changed`` (participation ids,
+    EVERYONE, or None when unknown): the whole ranking when it must be, else
+    only what those changes can move."""
+    due_full = time.monotonic() - _full_at.get(campaign_id, float("-inf")) > FULL_PASS_SECONDS
+    if changed is None or EVERYONE in changed or campaign_id not in _known or due_full:
+        personal_updates(campaign_id)
+    elif changed:
+        _changed_updates(campaign_id, changed)
+
+
 def personal_updates(campaign_id, ranking=None):
-    """Rank, neighbours and tickets, to this process's volunteers whose changed.
+    """The full pass: rank, neighbours and tickets, to this process's
+    volunteers whose changed, from the whole ranking (``leaderboard.build``).
     Their counts and tickets are read in two queries, however many they are."""
     if ranking is None:
-        leaderboard.invalidate(campaign_id)
-        ranking = leaderboard.get(campaign_id)
+        ranking = leaderboard.build(campaign_id)
+    _known[campaign_id] = {entry.participation_id: entry.key for entry in ranking.entries}
+    _full_at[campaign_id] = time.monotonic()
     with _state_lock:
         members = dict(_connected.get(campaign_id, {}))
-    due = []
-    for participation_id, (user_id, _sockets) in members.items():
-        previous = _previous_if_changed(ranking, campaign_id, participation_id)
-        if previous is not _UNCHANGED:
-            due.append((participation_id, user_id, previous))
-    payloads = _personal_payloads(ranking, [participation_id for participation_id, _uid, _previous in due])
-    for participation_id, user_id, previous in due:
-        _emit_personal(campaign_id, participation_id, payloads[participation_id], previous, user_room(user_id))
+    _send_personal(campaign_id, ranking, members)
 
 
-_UNCHANGED = object()
-
-
-def _previous_if_changed(ranking, campaign_id, participation_id):
-    """The payload last sent to this volunteer (None if none, or if their own
-    data changed since), or ``_UNCHANGED`` when there is nothing to send: the
-    cheap test, their rank and neighbourhood as before and no judgment since."""
-    previous = _taken_due(campaign_id, participation_id)
-    if (
-        previous is not None
-        and previous.get("rank") == ranking.rank_of(participation_id)
-        and previous.get("around") == ranking.around(participation_id)
-    ):
-        return _UNCHANGED
-    return previous
-
-
-def _taken_due(campaign_id, participation_id):
-    """The payload last sent, or None when the volunteer's own data changed
-    since (their count or tickets: compare the whole payload)."""
-    key = (campaign_id, participation_id)
-    previous = _last_personal.get(key)
+def _changed_updates(campaign_id, changed):
+    """The incremental pass: the changed volunteers' places read again
+    (one query), and personal updates to the connected ones they can move."""
+    known = _known[campaign_id]
+    keys = leaderboard.keys_of(campaign_id, changed)
+    moves = [(known.get(pid), keys.get(pid)) for pid in changed if known.get(pid) != keys.get(pid)]
+    for pid in changed:
+        if pid in keys:
+            known[pid] = keys[pid]
+        else:
+            known.pop(pid, None)
     with _state_lock:
-        if key in _personal_due:
-            _personal_due.discard(key)
-            previous = None
-    return previous
+        members = dict(_connected.get(campaign_id, {}))
+    due = _due(_order.get(campaign_id, []), changed, moves) | (set(changed) & set(members))
+    members = {pid: members[pid] for pid in due if pid in members}
+    _send_personal(campaign_id, leaderboard.Places(campaign_id, members), members)
+
+
+def _due(order, changed, moves):
+    """The connected volunteers (``order``: their keys as last sent) whose
+    rank or neighbours a move (old key, new key; None: not ranked) can
+    change: those within two places of either key, and those whose count or
+    a neighbour's the mover passed (the rank counts those with more)."""
+    due = set()
+    for old, new in moves:
+        for key in (old, new):
+            if key is not None:
+                due |= _nearest(order, bisect.bisect_left(order, (key,)), bisect.bisect_right(order, (key,)), changed)
+        counts = sorted(-key[0] if key else 0 for key in (old, new))
+        if counts[0] != counts[1]:  # the counts in [low, high) now have one more or one fewer ahead
+            start = bisect.bisect_left(order, ((-(counts[1] - 1),),))
+            stop = bisect.bisect_left(order, ((-counts[0] + 1,),))
+            due.update(pid for _key, pid in order[start:stop])
+            due |= _nearest(order, start, stop, changed)
+    return due
+
+
+def _nearest(order, start, stop, changed, k=leaderboard.NEIGHBOURS):
+    """Up to k volunteers before ``order[start]`` and k from ``order[stop]``,
+    the changed ones apart (their places are read again anyway)."""
+    found = set()
+    for indices in (range(start - 1, -1, -1), range(stop, len(order))):
+        taken = 0
+        for i in indices:
+            if taken == k:
+                break
+            if order[i][1] not in changed:
+                found.add(order[i][1])
+                taken += 1
+    return found
+
+
+def _send_personal(campaign_id, ranking, members):
+    """Each member's payload from ``ranking``, sent when not the one last sent."""
+    ids = list(members)
+    payloads = _personal_payloads(ranking, ids)
+    for participation_id in ids:
+        _emit_personal(campaign_id, participation_id, payloads[participation_id], user_room(members[participation_id][0]))
+        _place(campaign_id, participation_id, ranking.key_of(participation_id))
+
+
+def _place(campaign_id, participation_id, key):
+    """Keep ``_order`` as last sent: the connected volunteer's key, or none."""
+    with _state_lock:
+        order = _order.setdefault(campaign_id, [])
+        old = _key_sent.pop((campaign_id, participation_id), None)
+        if old is not None:
+            index = bisect.bisect_left(order, (old, participation_id))
+            if index < len(order) and order[index] == (old, participation_id):
+                del order[index]
+        if key is not None:
+            _key_sent[(campaign_id, participation_id)] = key
+            bisect.insort(order, (key, participation_id))
 
 
 IN_CHUNK = 500
@@ -318,10 +407,9 @@ def _personal_payloads(ranking, participation_ids):
     }
 
 
-def _emit_personal(campaign_id, participation_id, payload, previous, to):
-    """Send the payload unless it is the one last sent (``previous``; None
-    sends it whatever it is)."""
-    if payload == previous:
+def _emit_personal(campaign_id, participation_id, payload, to, always=False):
+    """Send the payload unless it is the one last sent (``always``: whatever it is)."""
+    if not always and payload == _last_personal.get((campaign_id, participation_id)):
         return
     _last_personal[(campaign_id, participation_id)] = payload
     socketio.emit("me", payload, to=to)
@@ -340,11 +428,11 @@ def joined(campaign_id, participation_id, user_id, sid):
         members = _connected.setdefault(campaign_id, {})
         _uid, sockets = members.get(participation_id, (user_id, 0))
         members[participation_id] = (user_id, sockets + 1)
-    ranking = leaderboard.get(campaign_id)
-    socketio.emit("ranking", ranking.public_payload(), to=sid)
-    _taken_due(campaign_id, participation_id)  # this payload covers a change waiting to be sent
-    payload = _personal_payloads(ranking, [participation_id])[participation_id]
-    _emit_personal(campaign_id, participation_id, payload, None, sid)  # the new socket always gets one
+    socketio.emit("ranking", leaderboard.get(campaign_id).public_payload(), to=sid)
+    places = leaderboard.Places(campaign_id, [participation_id])
+    payload = _personal_payloads(places, [participation_id])[participation_id]
+    _emit_personal(campaign_id, participation_id, payload, sid, always=True)  # the new socket always gets one
+    _place(campaign_id, participation_id, places.key_of(participation_id))
 
 
 def left(campaign_id, participation_id):
@@ -352,11 +440,12 @@ def left(campaign_id, participation_id):
         members = _connected.get(campaign_id, {})
         if participation_id in members:
             user_id, sockets = members[participation_id]
-            if sockets <= 1:
-                del members[participation_id]
-                _last_personal.pop((campaign_id, participation_id), None)
-            else:
+            if sockets > 1:
                 members[participation_id] = (user_id, sockets - 1)
+                return
+            del members[participation_id]
+            _last_personal.pop((campaign_id, participation_id), None)
+    _place(campaign_id, participation_id, None)
 
 
 def disconnect_user(user_id):
@@ -374,7 +463,10 @@ def reset():
         _changes["store"] = None
         _interest.clear()
         _personal_seen.clear()
-        _personal_due.clear()
+        _known.clear()
+        _order.clear()
+        _key_sent.clear()
+        _full_at.clear()
         _period_seen.clear()
         _connected.clear()
         _last_personal.clear()

@@ -1,7 +1,7 @@
 """Scale benchmark (issue 30): is every cost flat in the work that grows?
 
     nice .venv/bin/python scripts/bench/bench_scale.py --quick          (sizes / 10: a smoke run, 2-3 minutes)
-    nice .venv/bin/python scripts/bench/bench_scale.py                  (the full table; a 1M-judgment state builds in about 2 min)
+    nice .venv/bin/python scripts/bench/bench_scale.py                  (the full table; 1M judgments build in 2 min)
     nice .venv/bin/python scripts/bench/bench_scale.py --only judgment,page --database-url postgresql://...
 
 Each state is a fresh database (SQLite in a scratch folder, or the schema of
@@ -315,12 +315,33 @@ def build(app, workdir, protocol, sentences, participants, judgments, timed_answ
             for name in ("sentences", "outputs", "slots", "users", "participations", "items", "tickets"):
                 connection.execute(text(f"SELECT setval(pg_get_serial_sequence('{name}', 'id'), "
                                         f"(SELECT coalesce(max(id), 1) FROM {name}))"))
+    if protocol == "da":
+        fill_da_sums(app, cid)
     with app.app_context(), db.engine.connect() as connection:
         connection.execute(text("ANALYZE"))
         connection.commit()
     log(f"    built: {len(counts):,} volunteers, {totals['collected']:,} test judgments, {sentences:,} sentences "
         f"({time.time() - started:.0f} s)")
     return {"campaign_id": cid, "timed": timed, "organiser": organiser}
+
+
+def fill_da_sums(app, cid):
+    """The DA running sums each answer moves (services/da_sums, where the tree has them), folded from the rows
+    by the app's own ``recompute_from_database``."""
+    try:
+        from app.services import da_sums
+    except ImportError:
+        return
+    from sqlalchemy import select
+
+    from app.extensions import db
+    from app.models import Participation
+
+    with app.app_context():
+        for participation in db.session.scalars(select(Participation).where(Participation.campaign_id == cid)):
+            judge, systems, kinds = da_sums.recompute_from_database(participation)
+            db.session.add_all([judge, *systems, *kinds])
+        db.session.commit()
 
 
 def is_control_position(settings, position, seed):
