@@ -20,9 +20,9 @@ naming_convention = {
 
 db = SQLAlchemy(metadata=MetaData(naming_convention=naming_convention))
 def include_object(obj, name, type_, reflected, compare_to):
-    # The next-item index has a DESC expression that autogenerate cannot
-    # compare; it is created by hand in the initial migration.
-    return not (type_ == "index" and name == "ix_sentences_next")
+    # These indexes have a DESC expression that autogenerate cannot
+    # compare; their migrations create them by hand.
+    return not (type_ == "index" and name in ("ix_sentences_next", "ix_participations_ranking"))
 
 
 migrate = Migrate(render_as_batch=True, compare_type=True, include_object=include_object)
