@@ -6,7 +6,7 @@ from datetime import timedelta
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from sqlalchemy import event, func, select
+from sqlalchemy import event, func, select, update
 from sqlalchemy.orm import Session
 
 from app.extensions import db
@@ -411,3 +411,35 @@ def test_reservations_expiring_together_are_freed_in_bounded_batches(app, make_c
         freed.append({i for i in held if not db.session.get(Item, i).holding} - set().union(*freed))
     assert [len(batch) for batch in freed] == [5, 5, 2]
     assert freed[0] == set(held[:5])  # the oldest first
+
+
+def test_a_volunteer_served_many_items_looks_only_at_a_bounded_walk(app, make_campaign, monkeypatch):
+    # Issue 30: a volunteer's own open sentences fill the top of the fill-first
+    # order; past WALK items served, only the WALK fullest and then the WALK
+    # emptiest open sentences are looked at, so a serve does not grow with their answers.
+    campaign = make_campaign(sentences=12, systems=("A", "B"), judgments_per_pair=5)
+    p = _volunteer(campaign, 1)
+    db.session.commit()
+    rng = random.Random(6)
+    seen = []
+    while len(seen) < 4:
+        step = _step(campaign, p, _good_answer, utcnow(), rng)
+        seen += [step.item.sentence_id] if step.item.sentence_id is not None else []
+    others = db.session.scalars(select(Sentence.id).where(Sentence.campaign_id == campaign.id,
+                                                          Sentence.id.not_in(seen)).order_by(Sentence.id)).all()
+    fuller = others[-1]  # the fullest sentence they have not seen: the paper's choice
+    db.session.execute(update(Sentence).where(Sentence.id.in_(seen)).values(collected=4, pending=4))
+    db.session.execute(update(Sentence).where(Sentence.id == fuller).values(collected=3, pending=3))
+    db.session.commit()
+
+    def next_for(served, walk):
+        monkeypatch.setattr(slots, "WALK", walk)
+        participation = db.session.get(Participation, p.id)
+        participation.items_served = served
+        taken = slots.take_slot(campaign, participation, rng)
+        db.session.rollback()
+        return taken[1]
+
+    assert next_for(served=3, walk=3) == fuller  # few items served: the exact walk
+    assert next_for(served=50, walk=5) == fuller  # within the WALK fullest
+    assert next_for(served=50, walk=2) == others[0]  # the 2 fullest seen: the emptiest unseen

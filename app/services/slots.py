@@ -8,8 +8,9 @@ any of its slots' rows, always in that order (see ``assignment``).
 import random
 import time
 
-from sqlalchemy import bindparam, exists, select, update
+from sqlalchemy import Integer, bindparam, exists, select, update
 from sqlalchemy.exc import OperationalError
+from sqlalchemy.orm import aliased
 
 from ..database import dialect_name, execute
 from ..models import Item, Output, Sentence, Slot
@@ -38,6 +39,37 @@ _NEXT_SENTENCE = (
     .limit(1)
 )
 _NEXT_SENTENCE_SKIP = _NEXT_SENTENCE.with_for_update(of=Sentence, skip_locked=True)
+
+# The walk above steps over every open sentence the volunteer has seen that
+# is fuller than the first they have not: at most one per item served. A
+# volunteer served more than WALK items (whose own open sentences may fill
+# the top of the order: 5,000 of them cost 5x a newcomer's serve, issue 30)
+# looks only at the WALK fullest open sentences, then at the WALK emptiest,
+# and only if all of those are seen walks on (they have seen most of what is open).
+WALK = 25
+
+
+def _among(order):
+    """The first unseen sentence, in ``order`` (columns' names, descending
+    with a minus), among the WALK first open ones."""
+
+    def by(table):
+        return [getattr(table, name[1:]).desc() if name.startswith("-") else getattr(table, name) for name in order]
+
+    candidate = aliased(Sentence)
+    first = (
+        select(candidate.id)
+        .where(candidate.campaign_id == bindparam("campaign_id"), candidate.is_open.is_(True))
+        .order_by(*by(candidate))
+        .limit(bindparam("walk", type_=Integer))
+    )
+    # No campaign condition outside: the database starts from the WALK ids, never walks the index on.
+    return select(Sentence.id).where(Sentence.id.in_(first.scalar_subquery()), ~_seen).order_by(*by(Sentence)).limit(1)
+
+
+# Along ix_sentences_next, then ix_sentences_emptiest; locked as _NEXT_SENTENCE_SKIP.
+_BOUNDED = tuple(_among(order).with_for_update(of=Sentence, skip_locked=True)
+                 for order in (("-collected", "id"), ("pending", "id")))
 _OPEN_SLOTS = (
     select(Slot.id, Slot.pending, Slot.system_a_id, Slot.system_b_id).where(
         Slot.sentence_id == bindparam("sentence_id"),
@@ -68,11 +100,19 @@ _TAKE_SLOT = (
 )
 
 
-def _next_sentence(campaign_id, participation_id, skip):
-    """The id of the fullest open sentence the volunteer has not seen, locked.
+def _next_sentence(campaign_id, participation_id, skip, served=0):
+    """The id of the fullest open sentence the volunteer has not seen, locked
+    (``served``: items the volunteer was served; beyond WALK, see there).
     One that another volunteer's transaction holds is passed over (the next
     fullest is as good); when every candidate is held, see ``AllHeld``."""
     params = {"campaign_id": campaign_id, "participation_id": participation_id}
+    if served > WALK:
+        for statement in _BOUNDED:
+            if skip:
+                statement = statement.where(Sentence.id.not_in(skip))
+            sentence_id = execute(statement, {**params, "walk": WALK}).scalar()
+            if sentence_id is not None:
+                return sentence_id
     skipping = _NEXT_SENTENCE_SKIP
     if skip:
         skipping = _NEXT_SENTENCE_SKIP.where(Sentence.id.not_in(skip))
@@ -113,7 +153,7 @@ def take_slot(campaign, participation, rng):
     system a, text of system b or None)), or None when nothing is left."""
     skip = set()
     for _attempt in range(20):
-        sentence_id = _next_sentence(campaign.id, participation.id, skip)
+        sentence_id = _next_sentence(campaign.id, participation.id, skip, participation.items_served)
         if sentence_id is None:
             return None
         # The sentence is locked, so its slots' counters are current.
