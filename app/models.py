@@ -168,6 +168,9 @@ class Campaign(db.Model):
     over_collected = db.Column(db.Integer, nullable=False, default=0)
     equal_judgments = db.Column(db.Integer, nullable=False, default=0)  # the crowd's "equal" answers
     next_ticket = db.Column(db.Integer, nullable=False, default=1)
+    # Moved with every change of who counts or of a ticket's validity, in its
+    # transaction (rewards.list_changed): the raffle's cached list checks it.
+    raffle_version = db.Column(db.Integer, nullable=False, default=0, server_default="0")
     # Salt of the pseudonymous volunteer ids in exports (stable per campaign).
     pseudonym_salt = db.Column(db.String(32), nullable=False, default=lambda: secrets.token_hex(16))
     created_at = db.Column(db.DateTime, nullable=False, default=utcnow)
@@ -539,7 +542,11 @@ class ItemReport(db.Model):
 
 class Ticket(db.Model):
     __tablename__ = "tickets"
-    __table_args__ = (UniqueConstraint("campaign_id", "number"),)
+    __table_args__ = (
+        UniqueConstraint("campaign_id", "number"),
+        # The raffle page's latest voids, read at each view (raffle_list).
+        Index("ix_tickets_voided", "campaign_id", "voided_at"),
+    )
     id = db.Column(db.Integer, primary_key=True)
     campaign_id = db.Column(db.Integer, db.ForeignKey("campaigns.id"), nullable=False)
     participation_id = db.Column(

@@ -26,7 +26,7 @@ from . import socket_accounts
 from .extensions import db, socketio
 from .models import Participation
 from .services import counters, leaderboard
-from .services.rewards import ticket_numbers_of
+from .services.rewards import latest_tickets_of
 
 log = logging.getLogger("bozka.realtime")
 
@@ -402,7 +402,7 @@ def _personal_payloads(ranking, participation_ids):
         live = {participation_id: (counted, held_at is not None)
                 for participation_id, counted, dismissed_at, held_at in rows if dismissed_at is None}
         counts.update(live)
-        tickets.update(ticket_numbers_of(list(live)))
+        tickets.update(latest_tickets_of(list(live)))  # the latest few: a bounded message
     return {
         participation_id: ranking.personal_payload(participation_id, *counts[participation_id], tickets[participation_id])
         if participation_id in counts

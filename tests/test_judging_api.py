@@ -54,7 +54,8 @@ def test_a_judgment_answers_with_the_next_item_and_the_sites_headers(client, mak
     response = client.post("/c/test/api/judgment", json=_answer(item), headers=headers)
     assert response.status_code == 200 and response.mimetype == "application/json"
     data = response.get_json()
-    assert set(data) == {"status", "answered", "counted", "held", "tickets", "new_ticket", "item", "mine"}
+    assert set(data) == {"status", "answered", "counted", "held", "tickets", "tickets_count", "new_ticket", "item",
+                         "mine"}
     assert data["status"] == "accepted" and data["answered"] == 1 and data["counted"] and not data["held"]
     assert data["item"]["token"] != item["token"] and "position" not in data["item"]
     assert "You have judged 1 sentence." in data["mine"]

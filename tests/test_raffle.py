@@ -12,7 +12,7 @@ from sqlalchemy import select, update
 
 from app.extensions import db
 from app.models import AuditLog, User, utcnow
-from app.services import accounts, outbox, prizes, raffle
+from app.services import accounts, outbox, prizes, raffle, rewards
 from app.services.pseudonyms import pseudonym
 from app.services.raffle_rules import check_draw, draw_winners, iso, normal_beacon, sha256_hex, tickets_digest
 from helpers import csrf_token, register
@@ -385,6 +385,7 @@ def test_held_volunteers_leave_the_published_list_at_once(app, make_campaign):
     held = db.session.scalar(select(Participation).join(User).where(User.username == "mikel"))
     ane = pseudonym(campaign, db.session.scalar(select(User.id).where(User.username == "ane")))
     held.held_at, held.held_reason = utcnow() - timedelta(minutes=30), "same_side"  # before the end _close sets
+    rewards.list_changed(campaign.id)  # as answers._check_signs does with a hold
     db.session.commit()
     assert len(listed()) == 1 and listed()[0].endswith("," + ane)
     record = _close_and_draw(campaign, 2)
@@ -489,6 +490,7 @@ def test_after_the_close_no_void_no_reopening_no_hold_cleared(app, make_campaign
     assert campaign.status == "closed" and record.closed_at == campaign.ends_at  # the end came first
     # A hold cleared after the close would change the list: refused until the draw.
     mikel.held_at, mikel.held_reason = campaign.ends_at - timedelta(minutes=30), "same_side"
+    rewards.list_changed(campaign.id)  # as answers._check_signs does with a hold
     db.session.commit()
     page = organiser.post(f"/organiser/c/test/volunteer/{mikel.id}/clear-hold", follow_redirects=True,
                           data={"csrf_token": token}).get_data(as_text=True)
@@ -506,6 +508,7 @@ def test_after_the_close_no_void_no_reopening_no_hold_cleared(app, make_campaign
     # An email confirmed after the close adds no ticket.
     ane = db.session.scalar(select(User).where(User.username == "ane"))
     ane.email_confirmed_at = utcnow()
+    rewards.list_changed(campaign.id)  # as the confirmation link does
     db.session.commit()
     assert public.get("/c/test/raffle/tickets.csv").get_data(as_text=True) == "ticket,volunteer\n"
 

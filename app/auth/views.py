@@ -6,7 +6,7 @@ from .. import realtime
 from ..extensions import db, limiter
 from ..limits import remote_network
 from ..models import User, utcnow
-from ..services import accounts, outbox
+from ..services import accounts, outbox, rewards
 from ..services.prizes import mail_locale
 from ..services.security import address_hash, authenticate
 from ..services.summary import contribution_summary
@@ -183,8 +183,11 @@ def confirm(token):
         flash(_("This confirmation link is invalid, already used or expired."), "error")
     else:
         user.email_confirmed_at = utcnow()
+        campaign_ids = accounts.campaign_ids(user.id)
+        for campaign_id in campaign_ids:
+            rewards.list_changed(campaign_id)  # their tickets join the raffle's list
         db.session.commit()
-        for campaign_id in accounts.campaign_ids(user.id):
+        for campaign_id in campaign_ids:
             realtime.touch(campaign_id)  # confirmed volunteers are ranked
         flash(_("Thank you: your email is confirmed."), "info")
         # Logged out (the link opened in another browser), the judging page

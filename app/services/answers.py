@@ -100,6 +100,7 @@ def _check_signs(campaign, participation, item, now):
     ) or protocols.hold_reason(campaign, participation, item)
     if found is not None:
         set_counters(participation, held_at=now, held_reason=found)
+        rewards.list_changed(campaign.id)  # their tickets leave the raffle's list
 
 
 def dismiss(campaign, participation, reason, now):

@@ -13,18 +13,31 @@ _PARTICIPATIONS = select(Participation.id, Participation.dismissed_at, Participa
                          Participation.items_answered)
 
 
-def reasons(campaign, at=None):
+def dropped(campaign):
+    """The participation ids the protocol's judge test leaves out (DA), else none."""
+    protocol = protocols.of(campaign)
+    return protocol.dropped(campaign) if hasattr(protocol, "dropped") else set()
+
+
+def reasons(campaign, at=None, rows=None, ids=None, left_out=None):
     """{participation id: why they do not count, or None}; with ``at`` (the
     moment the raffle's list froze) a dismissal or hold from then on does
-    not count, as the frozen list says."""
+    not count, as the frozen list says. ``rows`` are the participations'
+    (id, dismissed_at, held_at, items_answered) when the caller read them
+    already, ``ids`` limits the read to these participations, and
+    ``left_out`` is ``dropped(campaign)`` when the caller has it."""
     protocol = protocols.of(campaign)
-    dropped = protocol.dropped(campaign) if hasattr(protocol, "dropped") else set()
-    rows = db.session.execute(_PARTICIPATIONS.where(Participation.campaign_id == campaign.id))
+    left_out = dropped(campaign) if left_out is None else left_out
+    if rows is None:
+        query = _PARTICIPATIONS.where(Participation.campaign_id == campaign.id)
+        if ids is not None:
+            query = query.where(Participation.id.in_(ids))
+        rows = db.session.execute(query)
     return {
         pid: quality.left_out_volunteer(
             dismissed=dismissed_at is not None and (at is None or dismissed_at < at),
             held=held_at is not None and (at is None or held_at < at),
-            dropped=pid in dropped,
+            dropped=pid in left_out,
             untested=protocol.USES_CONTROLS and research.pairwise_untested(answered, campaign.check_every))
         for pid, dismissed_at, held_at, answered in rows
     }

@@ -15,8 +15,8 @@ from sqlalchemy import case, func, select
 from .. import protocols
 from ..choices import AGE_GROUPS, LANGUAGE_LEVELS, STUDIES_FIELDS, STUDIES_LEVELS
 from ..extensions import db
-from ..models import Item, Participation, RaffleCommitment, Sentence, Slot, Ticket, User
-from . import counting, da_dashboard, leaderboard, quality, raffle, research
+from ..models import Item, Participation, RaffleCommitment, Sentence, Slot, User
+from . import counting, da_dashboard, leaderboard, quality, raffle, raffle_list, research
 from .pseudonyms import pseudonym
 
 CONTRIBUTION_BANDS = [(1, 25), (26, 100), (101, 250), (251, 600), (601, None)]
@@ -78,7 +78,8 @@ def summary(campaign, now):
     protocol = protocols.of(campaign)
     participations = db.session.execute(
         select(
-            Participation.items_answered, Participation.dismissed_reason, Participation.controls_answered,
+            Participation.id, Participation.items_answered, Participation.dismissed_reason,
+            Participation.dismissed_at, Participation.controls_answered,
             Participation.controls_failed, Participation.controls_seen_all, Participation.held_at,
             Participation.source_level,
             Participation.target_level, User.age_group, User.studies_level, User.studies_field,
@@ -130,7 +131,7 @@ def summary(campaign, now):
             "target_level": _profile(Counter(p.target_level for p in participations), LANGUAGE_LEVELS, registered),
         },
         "research": research_counts(campaign, protocol, now),
-        "who_counts": who_counts(campaign),
+        "who_counts": who_counts(campaign, participations),
         "contributions": bands,
         "panel": protocol.PANEL,
         "protocol": protocol.dashboard(campaign, participations),
@@ -151,16 +152,16 @@ def research_counts(campaign, protocol, now):
                            check_every=campaign.check_every if protocol.USES_CONTROLS else None)
 
 
-def who_counts(campaign):
+def who_counts(campaign, participations):
     """Volunteers with at least one answer under the one rule of who counts
     (``counting``): {"counted": n, reason: n} (``quality.WHO_COUNTS``), the
-    same volunteers the analysis keeps and whose raffle tickets are drawn."""
-    answered = set(db.session.scalars(select(Participation.id).where(
-        Participation.campaign_id == campaign.id, Participation.items_answered > 0)))
+    same volunteers the analysis keeps and whose raffle tickets are drawn;
+    ``participations``: the rows the dashboard read."""
+    answered = [p for p in participations if p.items_answered > 0]
+    rows = [(p.id, p.dismissed_at, p.held_at, p.items_answered) for p in answered]
     made = dict.fromkeys(("counted",) + quality.WHO_COUNTS, 0)
-    for pid, reason in counting.reasons(campaign).items():
-        if pid in answered:
-            made[reason or "counted"] += 1
+    for reason in counting.reasons(campaign, rows=rows).values():
+        made[reason or "counted"] += 1
     return made
 
 
@@ -216,12 +217,10 @@ def sentence_histogram(campaign):
 
 def raffle_state(campaign):
     record = db.session.scalar(select(RaffleCommitment).where(RaffleCommitment.campaign_id == campaign.id))
-    tickets = db.session.scalar(
-        select(func.count(Ticket.id)).where(Ticket.campaign_id == campaign.id, Ticket.voided_at.is_(None))
-    )
+    listed = raffle.published_now(campaign)
     return {
-        "tickets": tickets,
-        "eligible": len(raffle.eligible_tickets(campaign)),  # the rule of who counts (counting.py)
+        "tickets": listed.valid,
+        "eligible": listed.count,  # the rule of who counts (counting.py)
         "commitment": record.seed_sha256 if record else None,
         "draw_at": record.draw_at if record else None,
         "beacon": record.beacon if record else None,
@@ -233,6 +232,7 @@ def raffle_state(campaign):
 
 
 def forget(campaign_id=None):
+    raffle_list.forget(campaign_id)
     da_dashboard.forget(campaign_id)
     research.forget(campaign_id)
     with _lock:

@@ -11,11 +11,11 @@ change, and anyone can check them with ``scripts/verify_raffle.py``.
 import secrets
 
 from flask_babel import format_datetime, lazy_gettext as _l
-from sqlalchemy import or_, select
+from sqlalchemy import select
 
 from ..extensions import db
-from ..models import Campaign, Participation, RaffleCommitment, Ticket, User, utcnow
-from . import counting
+from ..models import Campaign, Participation, RaffleCommitment, Ticket, utcnow
+from . import raffle_list
 from .pseudonyms import pseudonym
 from .raffle_rules import draw_winners, iso, normal_beacon, sha256_hex, tickets_digest  # noqa: F401
 
@@ -32,34 +32,28 @@ def eligible_tickets(campaign, now=None):
     """(number, pseudonym) of the valid tickets of confirmed volunteers who
     count (``counting``: not dismissed, not held for review, not left out by
     the analysis's judge test, not untested); once the list froze
-    (``frozen_at``), as they were at that moment."""
-    frozen = frozen_at(campaign, commitment(campaign), now or utcnow())
-    if frozen is None:
-        conditions = (Ticket.voided_at.is_(None), User.email_confirmed_at.is_not(None))
-    else:
-        conditions = (Ticket.created_at < frozen, or_(Ticket.voided_at.is_(None), Ticket.voided_at >= frozen),
-                      User.email_confirmed_at < frozen)
-    rows = db.session.execute(
-        select(Ticket.number, User.id, Ticket.participation_id)
-        .join(Participation, Participation.id == Ticket.participation_id)
-        .join(User, User.id == Participation.user_id)
-        .where(Ticket.campaign_id == campaign.id, *conditions)
-        .order_by(Ticket.number)
-    ).all()
-    left_out = counting.reasons(campaign, frozen)
-    return [(number, pseudonym(campaign, user_id)) for number, user_id, pid in rows if left_out[pid] is None]
+    (``frozen_at``), as they were at that moment. Read from the list each
+    process keeps (``raffle_list``), the one whose SHA-256 is published."""
+    now = now or utcnow()
+    return raffle_list.tickets(campaign, frozen_at(campaign, commitment(campaign), now), now)
+
+
+def published_now(campaign, now=None):
+    """The list's ``raffle_list.Published`` figures (SHA-256, length, latest voids)."""
+    now = now or utcnow()
+    return raffle_list.published(campaign, frozen_at(campaign, commitment(campaign), now), now)
 
 
 def voids(campaign):
     """Every voided ticket of the campaign (number, pseudonym, voided_at), in
-    the order voided: published, so that no void goes unseen."""
+    the order voided: published, so that no void goes unseen (voids.csv)."""
     rows = db.session.execute(
         select(Ticket.number, Participation.user_id, Ticket.voided_at)
         .join(Participation, Participation.id == Ticket.participation_id)
         .where(Ticket.campaign_id == campaign.id, Ticket.voided_at.is_not(None))
         .order_by(Ticket.voided_at, Ticket.number)
-    ).all()
-    return [(number, pseudonym(campaign, user_id), voided_at) for number, user_id, voided_at in rows]
+    )
+    return ((number, pseudonym(campaign, user_id), voided_at) for number, user_id, voided_at in rows)
 
 
 def published_tickets(campaign):
@@ -70,21 +64,38 @@ def published_tickets(campaign):
     return eligible_tickets(campaign)
 
 
+def published_csv(campaign):
+    """The published ticket list as CSV lines (bytes): after the draw, the
+    list the draw used; before, today's eligible tickets."""
+    record = commitment(campaign)
+    if record is not None and record.drawn_at is not None:
+        return "".join(f"{number},{holder}\n" for number, holder in record.tickets).encode()
+    now = utcnow()
+    return raffle_list.body(campaign, frozen_at(campaign, record, now), now)
+
+
 def public_record(campaign, now=None):
     """What ``/c/<slug>/raffle.json`` publishes, plain values: everything
     ``raffle_rules.check_draw`` needs but the ticket list and the beacon's
-    value, which a checker takes from their own copy and from the beacon."""
+    value, which a checker takes from their own copy and from the beacon.
+    Of the voids, the latest ``raffle_list.VOIDS_SHOWN`` (a void after the
+    close, which the check looks for, would be among them) and their number;
+    voids.csv lists them all."""
     now = now or utcnow()
     record = commitment(campaign)
-    made = {"campaign": campaign.slug, "commitment": None, "closed_at": iso(frozen_at(campaign, record, now)),
+    frozen = frozen_at(campaign, record, now)
+    listed = raffle_list.published(campaign, frozen, now)
+    drawn = record is not None and record.drawn_at is not None
+    made = {"campaign": campaign.slug, "commitment": None, "closed_at": iso(frozen),
             "voids": [{"ticket": number, "volunteer": holder, "voided_at": iso(at)}
-                      for number, holder, at in voids(campaign)],
-            "tickets_sha256": tickets_digest(published_tickets(campaign)), "draw": None}
+                      for number, holder, at in listed.voids],
+            "voids_count": listed.void_count,
+            "tickets_sha256": record.tickets_sha256 if drawn else listed.digest, "draw": None}
     if record is not None:
         made["commitment"] = {"seed_sha256": record.seed_sha256, "committed_at": iso(record.committed_at),
                               "draw_at": iso(record.draw_at), "beacon": record.beacon,
                               "beacon_at": iso(record.beacon_at)}
-        if record.drawn_at is not None:
+        if drawn:
             made["draw"] = {"drawn_at": iso(record.drawn_at), "seed": record.seed, "beacon_value": record.beacon_value,
                             "prizes": record.prizes, "tickets_sha256": record.tickets_sha256,
                             "winners": record.winners}
@@ -244,6 +255,10 @@ def draw(campaign, seed, prizes, now=None, beacon=None):
         raise RaffleError(_l("Type the beacon's value as it was published."))
     if prizes < 1:
         raise RaffleError(_l("At least one prize."))
+    # Read afresh from the database, not from this process's copy: the list
+    # as it froze is the one drawn (the same as published, unless a change
+    # bypassed rewards.list_changed).
+    raffle_list.forget(campaign.id)
     tickets = eligible_tickets(campaign, now)
     record.closed_at = frozen_at(campaign, record, now)
     record.seed = seed

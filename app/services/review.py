@@ -15,7 +15,7 @@ from sqlalchemy.orm import aliased
 from .. import protocols
 from ..extensions import db
 from ..models import Control, Item, Output, Participation, Sentence, Ticket, User, utcnow
-from . import answers, raffle
+from . import answers, raffle, rewards
 from .assignment import lock_participation
 
 
@@ -217,6 +217,7 @@ def clear_hold(participation, now=None):
     participation.held_reason = None
     participation.tests_left = participation.tests_right = participation.tests_equal = 0
     participation.fast_run = 0
+    rewards.list_changed(participation.campaign_id)  # their tickets are back in the raffle's list
     db.session.flush()
 
 
@@ -255,5 +256,6 @@ def void_ticket(campaign, participation, number, now):
     if refused:
         raise ReviewError(refused)
     ticket.voided_at = now
+    rewards.list_changed(campaign.id)
     db.session.flush()
     return ticket

@@ -1,5 +1,5 @@
 """Raffle tickets: one for every ``raffle_every`` items answered."""
-from sqlalchemy import bindparam, insert, select, update
+from sqlalchemy import bindparam, func, insert, select, update
 
 from ..extensions import db
 from ..database import at_commit, committed, dialect_name, execute
@@ -88,16 +88,69 @@ def ticket_numbers_of(participation_ids):
     return numbers
 
 
+# Moves the campaign's raffle_version (raffle_list reads it).
+_LIST_CHANGED = (
+    update(Campaign.__table__)
+    .where(Campaign.id == bindparam("campaign_id"))
+    .values(raffle_version=Campaign.raffle_version + 1)
+)
+
+
+def list_changed(campaign_id):
+    """Say that who counts or a ticket's validity changed in this campaign
+    (a void, a dismissal, a hold or its release, an email confirmed): the
+    campaign's ``raffle_version`` moves with the commit, so every process's
+    cached list (``raffle_list``) is read again at its next view. With the
+    commit: the campaign's row is locked last, as for a ticket."""
+    at_commit(_LIST_CHANGED, {"campaign_id": campaign_id})
+
+
+LATEST_SHOWN = 5  # a reply or live message carries the count and these latest numbers
+
+
+def latest(tickets):
+    """The latest ``LATEST_SHOWN`` of a volunteer's ticket numbers (in the order won)."""
+    return tuple(tickets[-LATEST_SHOWN:])
+
+
+_RECENT = func.row_number().over(partition_by=Ticket.participation_id, order_by=Ticket.number.desc())
+_LATEST_OF = (
+    select(Ticket.participation_id, Ticket.number)
+    .where(Ticket.participation_id.in_(bindparam("participation_ids", expanding=True)), Ticket.voided_at.is_(None))
+    .add_columns(_RECENT.label("recent"))
+    .subquery()
+)
+_LATEST_TICKETS_OF = (
+    select(_LATEST_OF.c.participation_id, _LATEST_OF.c.number)
+    .where(_LATEST_OF.c.recent <= LATEST_SHOWN)
+    .order_by(_LATEST_OF.c.participation_id, _LATEST_OF.c.number)
+)
+
+
+def latest_tickets_of(participation_ids):
+    """Each volunteer's latest ``LATEST_SHOWN`` valid ticket numbers, in the
+    order won, in one query: what the live personal message carries."""
+    numbers = {participation_id: [] for participation_id in participation_ids}
+    if numbers:
+        for participation_id, number in db.session.execute(_LATEST_TICKETS_OF,
+                                                           {"participation_ids": list(numbers)}):
+            numbers[participation_id].append(number)
+    return numbers
+
+
 def void_tickets(participation_id, now):
     """Void the volunteer's valid tickets, unless the campaign has closed:
     the raffle's list froze then, and a void after it would change the draw
-    (a dismissal after the close keeps the tickets in the frozen list)."""
+    (a dismissal after the close keeps the tickets in the frozen list).
+    Called on every dismissal, it tells the raffle's list (``list_changed``)."""
     from .raffle import is_closed  # raffle's rules import nothing of rewards
 
     campaign = db.session.scalar(
         select(Campaign).join(Participation, Participation.campaign_id == Campaign.id)
         .where(Participation.id == participation_id)
     )
+    if campaign is not None:
+        list_changed(campaign.id)
     if campaign is not None and is_closed(campaign, now):
         return
     db.session.execute(

@@ -9,7 +9,9 @@ from ..limits import small_body
 from ..extensions import db
 from ..models import Campaign, utcnow
 from .. import protocols, realtime
-from ..services import accounts, announcements, assignment, evaluation, leaderboard, practice, raffle, reports
+from ..services import (accounts, announcements, assignment, evaluation, leaderboard, practice, raffle, reports,
+                        rewards)
+from ..services.raffle_rules import iso
 from ..services.summary import participation_summary
 from ..web import campaign_or_404, participation_of, rng
 from . import bp
@@ -133,6 +135,7 @@ def evaluate(slug):
         more_later = step.status == "finished" and assignment.more_may_come(campaign.id, participation.id)
         return render_template("volunteer/done.html", campaign=campaign, step=step, more_later=more_later)
     ranking = leaderboard.get(campaign.id)
+    latest = rewards.latest(step.tickets)  # what the page and the live message carry
     return render_template(
         "volunteer/evaluate.html",
         campaign=campaign,
@@ -142,7 +145,8 @@ def evaluate(slug):
         item_template=protocol.TEMPLATE,
         texts=protocol.payload(campaign, step.texts),
         board=ranking.public_payload(),
-        me=ranking.personal_payload(participation.id, step.answered, step.held, step.tickets),
+        latest_tickets=latest,
+        me=ranking.personal_payload(participation.id, step.answered, step.held, latest),
         report_form=ReportForm(formdata=None, item=step.item.token),
         announcement=announcements.for_volunteer(campaign.id, participation.announcement_seen_id, utcnow()),
         announcement_form=PostForm(),
@@ -254,8 +258,10 @@ def _summary_of(campaign):
     commit expires what it reads)."""
     def payload(step):
         made = evaluation.step_payload(campaign, step)
+        # How many tickets and the latest few: the reply stays small however many were won.
+        made["tickets"], made["tickets_count"] = list(rewards.latest(step.tickets)), len(step.tickets)
         made["mine"] = str(tickets_summary(step.answered, step.tickets, campaign.raffle_every, step.held,
-                                           next_ticket=True))
+                                           next_ticket=True, latest=True))
         return made
 
     return payload
@@ -266,8 +272,7 @@ def raffle_page(slug):
     campaign = campaign_or_404(slug)
     record = raffle.commitment(campaign)
     return render_template("volunteer/raffle.html", campaign=campaign, record=record,
-                           digest=raffle.tickets_digest(raffle.eligible_tickets(campaign)),
-                           frozen=raffle.frozen_at(campaign, record, utcnow()), voids=raffle.voids(campaign))
+                           listed=raffle.published_now(campaign), frozen=raffle.frozen_at(campaign, record, utcnow()))
 
 
 @bp.route("/c/<slug>/raffle.json")
@@ -281,6 +286,12 @@ def raffle_record(slug):
 def raffle_tickets(slug):
     """The published ticket list; after the draw, the list the draw used."""
     campaign = campaign_or_404(slug)
-    tickets = raffle.published_tickets(campaign)
-    body = "ticket,volunteer\n" + "".join(f"{number},{holder}\n" for number, holder in tickets)
-    return Response(body, mimetype="text/csv")
+    return Response(b"ticket,volunteer\n" + raffle.published_csv(campaign), mimetype="text/csv")
+
+
+@bp.route("/c/<slug>/raffle/voids.csv")
+def raffle_voids(slug):
+    """Every voided ticket, in the order voided (the page shows the latest)."""
+    campaign = campaign_or_404(slug)
+    rows = "".join(f"{number},{holder},{iso(at)}\n" for number, holder, at in raffle.voids(campaign))
+    return Response("ticket,volunteer,voided_at\n" + rows, mimetype="text/csv")

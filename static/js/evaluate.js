@@ -57,7 +57,9 @@
   function apply(data, resent) {
     if (data.mine) $("mine").innerHTML = data.mine; // server-rendered and escaped
     // Tickets not seen yet: the new one, or one won by an answer whose
-    // response was lost (its resend comes back "stale").
+    // response was lost (its resend comes back "stale"). data.tickets holds
+    // the latest few numbers (data.tickets_count says how many in all): a
+    // number won since is always among them, numbers only grow.
     var won = (data.tickets || []).concat(data.new_ticket ? [data.new_ticket] : [])
       .filter(function (number) { return !known.has(number); });
     won.forEach(function (number) { known.add(number); });

@@ -69,8 +69,9 @@ def give_tickets(database):
                     # A ticket comes after its answers: a volunteer with none would be untested (issue 29).
                     connection.execute(text("UPDATE participations SET items_answered = :n WHERE id = :id"),
                                        {"n": 10 * (_round + 1), "id": participation})
-            connection.execute(text("UPDATE campaigns SET next_ticket = :next WHERE id = :id"),
-                               {"next": number + 1, "id": campaign})
+            # raffle_version: the emails confirmed below change who counts (rewards.list_changed).
+            connection.execute(text("UPDATE campaigns SET next_ticket = :next, raffle_version = raffle_version + 1 "
+                                    "WHERE id = :id"), {"next": number + 1, "id": campaign})
             connection.execute(text("UPDATE users SET email_confirmed_at = CURRENT_TIMESTAMP WHERE username IN "
                                     "(:a, :b, :c)"), dict(zip("abc", VOLUNTEERS)))
     finally:

@@ -49,6 +49,8 @@ def confirm_and_hold(database, username):
             connection.execute(text(
                 "UPDATE participations SET held_at = CURRENT_TIMESTAMP, held_reason = 'same_side', tests_left = 21 "
                 "WHERE user_id = (SELECT id FROM users WHERE username = :name)"), {"name": username})
+            # As the site does with both (rewards.list_changed): the raffle's list is read again.
+            connection.execute(text("UPDATE campaigns SET raffle_version = raffle_version + 1"))
     finally:
         engine.dispose()
 

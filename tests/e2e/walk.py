@@ -422,6 +422,9 @@ def hold(site, participation):
     with database(site) as connection:
         connection.execute(text("UPDATE participations SET held_at = CURRENT_TIMESTAMP, held_reason = 'same_side' "
                                 "WHERE id = :id"), {"id": participation})
+        # As the site does with a hold (rewards.list_changed): the raffle's list is read again.
+        connection.execute(text("UPDATE campaigns SET raffle_version = raffle_version + 1 WHERE id = "
+                                "(SELECT campaign_id FROM participations WHERE id = :id)"), {"id": participation})
 
 
 def wait_for_ticket(site, participation, judging, seconds=60):

@@ -1,0 +1,166 @@
+"""The raffle's published ticket list, kept per process and campaign.
+
+The list is read far more often (the public page, raffle.json, the
+dashboard) than it changes, and reading the rule of who counts for every
+ticket costs as much as the list is long (0.59 s at 124,000 tickets). Each
+process keeps each campaign's list as its CSV lines, their running SHA-256
+and the latest voids, and checks them at every read against one small read
+of the campaign's row (the voids are read at each view, from their index,
+so that a void is public at once however it was made):
+
+- ``raffle_version`` moves in the same transaction as every change of who
+  counts or of a ticket's validity (``rewards.list_changed``): the list is
+  read again. A version committed with the change, rather than an age
+  (``leaderboard.MAX_AGE``) or a message between processes (``realtime``'s
+  Redis versions): whichever process made the change, the next read in any
+  process sees it, and nothing can serve a list older than the database's.
+- ``next_ticket`` moves with every new ticket; numbers only grow, so the
+  tickets numbered since the last read are appended and the SHA-256 goes on.
+- ``check_every`` and the moment the list froze are the rule's inputs;
+  the DA judge test's verdicts (``counting.dropped``) are compared as they
+  are, and the holders left out only as untested are checked for their
+  first control check.
+"""
+import hashlib
+import threading
+from dataclasses import dataclass, field
+
+from sqlalchemy import bindparam, func, or_, select
+
+from ..extensions import db
+from ..models import Campaign, Participation, Ticket, User
+from . import counting, quality
+from .pseudonyms import pseudonym
+
+VOIDS_SHOWN = 50  # the latest voids the page and raffle.json carry; voids.csv has them all
+
+_lists = {}  # campaign id -> _List
+_lock = threading.Lock()  # held while a list is checked or changed
+
+_KEY = select(Campaign.raffle_version, Campaign.next_ticket, Campaign.check_every).where(
+    Campaign.id == bindparam("campaign_id"))
+
+
+@dataclass(frozen=True)
+class Published:
+    """What a view shows of the list: its SHA-256, its length, the latest
+    voids ((number, holder, voided_at), in the order voided), how many
+    tickets were voided in all and how many are valid (eligible or not)."""
+
+    digest: str
+    count: int
+    voids: tuple
+    void_count: int
+    valid: int
+
+
+@dataclass
+class _List:
+    key: tuple
+    next_ticket: int  # every ticket numbered below was read
+    dropped: frozenset
+    waiting: set = field(default_factory=set)  # holders left out only as untested
+    body: bytearray = field(default_factory=bytearray)  # "number,volunteer\n" lines, by number
+    sha: object = field(default_factory=hashlib.sha256)
+    count: int = 0
+
+
+def published(campaign, frozen, now):
+    """The list's ``Published`` figures; ``frozen``: when it froze, or None."""
+    with _lock:
+        state = _current(campaign, frozen, now)
+        digest, count, next_ticket = state.sha.hexdigest(), state.count, state.next_ticket
+    void_count, voids = _voids(campaign)
+    # Ticket numbers run from 1 without a gap (rewards.award_ticket).
+    return Published(digest, count, voids, void_count, next_ticket - 1 - void_count)
+
+
+def body(campaign, frozen, now):
+    """The list's CSV lines (bytes), whose SHA-256 is the published one."""
+    with _lock:
+        return bytes(_current(campaign, frozen, now).body)
+
+
+def tickets(campaign, frozen, now):
+    """The list as [(number, volunteer)], sorted by number."""
+    lines = body(campaign, frozen, now).decode().splitlines()
+    return [(int(number), holder) for number, holder in (line.split(",") for line in lines)]
+
+
+def forget(campaign_id=None):
+    with _lock:
+        if campaign_id is None:
+            _lists.clear()
+        else:
+            _lists.pop(campaign_id, None)
+
+
+def _current(campaign, frozen, now):
+    """The campaign's list, brought up to date (``_lock`` held)."""
+    version, next_ticket, check_every = db.session.execute(_KEY, {"campaign_id": campaign.id}).one()
+    # A close nobody stamped freezes the list "now" (raffle.frozen_at): not a
+    # moment to key on, and the same list as an open one until something changes.
+    key = (version, check_every, None if frozen == now else frozen)
+    dropped = frozenset(counting.dropped(campaign))
+    state = _lists.get(campaign.id)
+    if state is None or state.key != key or state.dropped != dropped or _tested(state, check_every):
+        state = _lists[campaign.id] = _List(key=key, next_ticket=1, dropped=dropped)
+    if state.next_ticket < next_ticket:
+        _append(state, campaign, frozen, next_ticket)
+    state.next_ticket = next_ticket
+    return state
+
+
+def _tested(state, check_every):
+    """Whether a holder left out only as untested has reached their first check since."""
+    if not state.waiting:
+        return False
+    return db.session.scalar(select(Participation.id).where(
+        Participation.id.in_(list(state.waiting)), Participation.items_answered >= check_every).limit(1)) is not None
+
+
+def _append(state, campaign, frozen, next_ticket):
+    """Read the tickets numbered from ``state.next_ticket`` to ``next_ticket``
+    (excluded) and add those that count."""
+    if frozen is None:
+        conditions = (Ticket.voided_at.is_(None), User.email_confirmed_at.is_not(None))
+    else:
+        conditions = (Ticket.created_at < frozen, or_(Ticket.voided_at.is_(None), Ticket.voided_at >= frozen),
+                      User.email_confirmed_at < frozen)
+    rows = db.session.execute(
+        select(Ticket.number, User.id, Ticket.participation_id)
+        .join(Participation, Participation.id == Ticket.participation_id)
+        .join(User, User.id == Participation.user_id)
+        .where(Ticket.campaign_id == campaign.id, Ticket.number >= state.next_ticket, Ticket.number < next_ticket,
+               *conditions)
+        .order_by(Ticket.number)
+    ).all()
+    # The whole campaign's volunteers at once when the list is read afresh.
+    ids = None if state.next_ticket == 1 else {pid for _number, _user, pid in rows}
+    left_out = counting.reasons(campaign, frozen, ids=ids, left_out=state.dropped) if rows else {}
+    holders, lines = {}, []
+    for number, user_id, pid in rows:
+        reason = left_out[pid]
+        if reason is None:
+            holder = holders.get(user_id) or holders.setdefault(user_id, pseudonym(campaign, user_id))
+            lines.append(f"{number},{holder}\n")
+        elif reason == quality.UNTESTED:
+            state.waiting.add(pid)
+    chunk = "".join(lines).encode()
+    state.body += chunk
+    state.sha.update(chunk)
+    state.count += len(lines)
+
+
+def _voids(campaign):
+    """(how many, the latest VOIDS_SHOWN in the order voided) of the campaign's voided tickets."""
+    count = db.session.scalar(select(func.count(Ticket.id)).where(
+        Ticket.campaign_id == campaign.id, Ticket.voided_at.is_not(None)))
+    rows = db.session.execute(
+        select(Ticket.number, Participation.user_id, Ticket.voided_at)
+        .join(Participation, Participation.id == Ticket.participation_id)
+        .where(Ticket.campaign_id == campaign.id, Ticket.voided_at.is_not(None))
+        .order_by(Ticket.voided_at.desc(), Ticket.number.desc())
+        .limit(VOIDS_SHOWN)
+    ).all()
+    return count, tuple((number, pseudonym(campaign, user_id), at) for number, user_id, at in reversed(rows))
