@@ -35,3 +35,13 @@ def test_quick_only_prints_a_table(bench_scale, capsys):
 def test_unknown_operations_are_refused(bench_scale):
     with pytest.raises(SystemExit):
         bench_scale.main(["--quick", "--only", "nothing-such"])
+
+
+def test_national_tiny_prints_both_tables(bench_scale, capsys):
+    """The national part at its tiny size: served, judged, a dashboard open, pages connected; two tables."""
+    bench_scale.main(["--national", "--no-table", "--national-size", "tiny"])
+    printed = capsys.readouterr().out
+    assert "National campaign, pairwise" in printed and "National campaign, da" in printed, printed
+    assert printed.count("| judgment p50 / p95 / p99 |") == 2, printed
+    delays = [line for line in printed.splitlines() if line.startswith("| ranking update's delay")]
+    assert len(delays) == 2 and all("10 pages" in line for line in delays), printed

@@ -26,8 +26,9 @@ the rows that measure what a reply carries. A judgment is answered for real
 (fresh rows: each adds one answer to a state of 100 to 1M); a service call
 that writes is rolled back.
 
-``--national`` (the national campaign served as ``make run`` serves it) is not
-built yet: it only says so.
+``--national`` then serves one state of the whole national campaign as ``make
+run`` serves it (pairwise, then DA) and prints what a volunteer and an
+organiser feel: bench_scale_national.py, which uses this file's builder.
 """
 import argparse
 import os
@@ -624,6 +625,9 @@ def main(argv=None):
     parser.add_argument("--reps", type=int, default=None, help="rounds per operation (default 5; 3 with --quick)")
     parser.add_argument("--national", action="store_true", help="then the national campaign, served over HTTP")
     parser.add_argument("--no-table", action="store_true", help="skip the table (with --national)")
+    parser.add_argument("--national-size", choices=("full", "small", "tiny"), default="full",
+                        help="the national state: 20,000 participants, 50,000 sentences, 1M judgments; small: / 10; "
+                             "tiny: a smoke run")
     args = parser.parse_args(argv)
     unknown = set(args.only or ()) - set(OPERATIONS)
     if unknown:
@@ -650,8 +654,10 @@ def main(argv=None):
 
 
 def national(args, workdir):
-    """The national campaign served over HTTP: not built yet (see docs/benchmarks.md)."""
-    return "National campaign (--national): not implemented yet.\n"
+    """The national campaign served over HTTP: its two tables as text (bench_scale_national.py)."""
+    from bench_scale_national import national as served
+
+    return served(args, workdir)
 
 
 if __name__ == "__main__":

@@ -253,17 +253,22 @@ def register(base, count, prefix):
     return volunteers
 
 
-def login(base, name):
-    """An existing volunteer (``name``@bench.example.org, PASSWORD) logged in through /login."""
+def signed_in(base, email):
+    """A ``requests`` session of an existing account (``email``, PASSWORD) logged in through /login."""
     import requests
 
     session = requests.Session()
     page = session.get(f"{base}/login", timeout=30)
     response = session.post(f"{base}/login", allow_redirects=False, timeout=30, data={
-        "csrf_token": csrf_from(page.text), "email": f"{name}@bench.example.org", "password": PASSWORD})
+        "csrf_token": csrf_from(page.text), "email": email, "password": PASSWORD})
     if response.status_code != 302:
-        raise RuntimeError(f"logging in {name}: HTTP {response.status_code}")
-    return _volunteer(session, base, name)
+        raise RuntimeError(f"logging in {email}: HTTP {response.status_code}")
+    return session
+
+
+def login(base, name):
+    """An existing volunteer (``name``@bench.example.org, PASSWORD) logged in through /login."""
+    return _volunteer(signed_in(base, f"{name}@bench.example.org"), base, name)
 
 
 def drive(server, volunteers, warmup, duration, rate=None, seed=1, until=None):
@@ -323,10 +328,12 @@ def fmt(value, digits=0):
     return "-" if value is None else f"{value:,.{digits}f}"
 
 
+def markdown(header, rows):
+    """A Markdown table as text; every column but the first right-aligned."""
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---:" if n else "---" for n in range(len(header))) + "|"]
+    return "\n".join(lines + ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]) + "\n"
+
+
 def table(header, rows):
     """Print a Markdown table; numbers right-aligned."""
-    print("| " + " | ".join(header) + " |")
-    print("|" + "|".join("---:" if n else "---" for n in range(len(header))) + "|")
-    for row in rows:
-        print("| " + " | ".join(str(cell) for cell in row) + " |")
-    print()
+    print(markdown(header, rows))
