@@ -481,6 +481,10 @@ class DaJudge(db.Model):
     diff_sum = db.Column(db.Integer, nullable=False, default=0)
     diff_squares = db.Column(db.Integer, nullable=False, default=0)
     status = db.Column(db.String(16), nullable=False, default="untested")
+    # A counted score's z is score * z_scale - z_shift (1 / sd, mean / sd; 0
+    # without a deviation), so the dashboard sums z scores in SQL.
+    z_scale = db.Column(db.Float, nullable=False, default=0.0)
+    z_shift = db.Column(db.Float, nullable=False, default=0.0)
 
 
 class DaJudgeSystem(db.Model):

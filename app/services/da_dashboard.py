@@ -10,7 +10,7 @@ each judge's z from their own mean and standard deviation; the analysis
 averages per segment first, so its exact figures are in the export and the
 analysis.
 """
-from sqlalchemy import func, select
+from sqlalchemy import case, func, select
 
 from ..extensions import db
 from ..models import DaJudge, DaJudgeKind, DaJudgeSystem, Participation, Sentence, Slot
@@ -32,40 +32,34 @@ def completion(campaign):
     return {system: (int(collected or 0), int(target or 0)) for system, collected, target in rows}
 
 
+# Per system, over the judges whose scores count: scores, judges, sum of
+# scores, sum of z scores and the scores that have one.
 _SYSTEM_SUMS = (
-    select(DaJudgeSystem.system_id, DaJudgeSystem.scores, DaJudgeSystem.total, DaJudge.counted,
-           DaJudge.counted_sum, DaJudge.counted_squares)
+    select(DaJudgeSystem.system_id, func.sum(DaJudgeSystem.scores), func.count(), func.sum(DaJudgeSystem.total),
+           func.sum(DaJudgeSystem.total * DaJudge.z_scale - DaJudgeSystem.scores * DaJudge.z_shift),
+           func.sum(case((DaJudge.z_scale > 0, DaJudgeSystem.scores), else_=0)))
     .join(DaJudge, DaJudge.participation_id == DaJudgeSystem.participation_id)
     .join(Participation, Participation.id == DaJudge.participation_id)
     .where(*_COUNTED, DaJudge.status != da_quality.UNRELIABLE, DaJudgeSystem.scores > 0)
+    .group_by(DaJudgeSystem.system_id)
 )
 
 
-def system_scores(rows):
-    """{system id: {"scores", "judges", "raw", "z"}} from (system, the judge's
-    scores of it and their sum, the judge's scores of every kind, sum, sum of
-    squares) rows: raw and z means over the scores; z over the judges with a
-    standard deviation (two scores or more, not all equal), None without."""
-    systems = {}
-    for system, n, total, judge_n, judge_sum, judge_squares in rows:
-        entry = systems.setdefault(system, {"scores": 0, "judges": 0, "sum": 0, "z_sum": 0.0, "z_scores": 0})
-        entry["scores"] += n
-        entry["judges"] += 1
-        entry["sum"] += total
-        if judge_n > 1 and judge_n * judge_squares > judge_sum * judge_sum:
-            sd = da_quality.spread(judge_n, judge_sum, judge_squares, 1)
-            entry["z_sum"] += (total - n * judge_sum / judge_n) / sd
-            entry["z_scores"] += n
-    return {system: {"scores": e["scores"], "judges": e["judges"], "raw": e["sum"] / e["scores"],
-                     "z": e["z_sum"] / e["z_scores"] if e["z_scores"] else None}
-            for system, e in systems.items()}
+def system_scores(campaign):
+    """{system id: {"scores", "judges", "raw", "z"}}: means over the scores
+    that count, z with each judge's mean and standard deviation (None when
+    no judge of the system has one)."""
+    return {system: {"scores": int(n), "judges": judges, "raw": int(total) / int(n),
+                     "z": z_sum / int(z_scores) if z_scores else None}
+            for system, n, judges, total, z_sum, z_scores
+            in db.session.execute(_SYSTEM_SUMS.where(DaJudge.campaign_id == campaign.id))}
 
 
 def system_table(campaign):
     """One row per system: scores, judges, raw and z means (best z first),
     then the systems without a score yet, in the campaign's order."""
     done = completion(campaign)
-    scored = system_scores(db.session.execute(_SYSTEM_SUMS.where(DaJudge.campaign_id == campaign.id)))
+    scored = system_scores(campaign)
     table = []
     for system in campaign.systems:
         row = scored.get(system.id, {"scores": 0, "judges": 0, "raw": None, "z": None})

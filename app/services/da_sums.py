@@ -19,7 +19,7 @@ RESEARCH_SUMS = ("counted", "counted_sum", "counted_squares", "tested_pairs", "d
 
 def new_judge(participation_id, campaign_id):
     return DaJudge(participation_id=participation_id, campaign_id=campaign_id, status=da_quality.UNTESTED,
-                   **dict.fromkeys(da_quality.LIVE_SUMS + RESEARCH_SUMS, 0))
+                   z_scale=0.0, z_shift=0.0, **dict.fromkeys(da_quality.LIVE_SUMS + RESEARCH_SUMS, 0))
 
 
 def judge_of(participation):
@@ -81,6 +81,10 @@ def _count(judge, system_row, item):
     judge.counted += 1
     judge.counted_sum += item.score
     judge.counted_squares += item.score * item.score
+    n, total, squares = judge.counted, judge.counted_sum, judge.counted_squares
+    if n > 1 and n * squares > total * total:  # a standard deviation (n - 1), as the analysis's
+        judge.z_scale = 1 / da_quality.spread(n, total, squares, 1)
+        judge.z_shift = total / n * judge.z_scale
     if item.qc_kind in (None, da_quality.REPEAT):  # a repeat scores its system again, as in the analysis
         row = system_row(item.left_system_id)
         row.scores += 1

@@ -30,6 +30,8 @@ def upgrade():
         sa.Column('campaign_id', sa.Integer(), sa.ForeignKey('campaigns.id'), nullable=False),
         *(sa.Column(name, sa.Integer(), nullable=False) for name in SUMS),
         sa.Column('status', sa.String(16), nullable=False),
+        sa.Column('z_scale', sa.Float(), nullable=False),
+        sa.Column('z_shift', sa.Float(), nullable=False),
     )
     op.create_index('ix_da_judges_status', 'da_judges', ['campaign_id', 'status'])
     systems = op.create_table(
