@@ -3,6 +3,7 @@
     nice .venv/bin/python scripts/bench/bench_scale.py --quick          (sizes / 10: a smoke run, 2-3 minutes)
     nice .venv/bin/python scripts/bench/bench_scale.py                  (the full table; 1M judgments build in 2 min)
     nice .venv/bin/python scripts/bench/bench_scale.py --only judgment,page --database-url postgresql://...
+    nice .venv/bin/python scripts/bench/bench_scale.py --national --no-table   (served national campaign, 6 min)
 
 Each state is a fresh database (SQLite in a scratch folder, or the schema of
 ``--database-url`` dropped and made again) holding one campaign, built by bulk

@@ -1,7 +1,7 @@
 """The national campaign served as ``make run`` serves it: bench_scale.py's ``--national`` part (issue 30).
 
-    nice .venv/bin/python scripts/bench/bench_scale.py --national --no-table                        (about 15 min)
-    nice .venv/bin/python scripts/bench/bench_scale.py --national --no-table --national-size small  (about 5 min)
+    nice .venv/bin/python scripts/bench/bench_scale.py --national --no-table                        (about 6 min)
+    nice .venv/bin/python scripts/bench/bench_scale.py --national --no-table --national-size small  (about 2 min)
 
 For each protocol (pairwise, then DA), one state of the whole campaign is
 built by bench_scale's builder (20,000 participants, 50,000 sentences,
