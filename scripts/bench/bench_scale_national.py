@@ -1,7 +1,7 @@
 """The national campaign served as ``make run`` serves it: bench_scale.py's ``--national`` part (issue 30).
 
     nice .venv/bin/python scripts/bench/bench_scale.py --national --no-table                        (about 6 min)
-    nice .venv/bin/python scripts/bench/bench_scale.py --national --no-table --national-size small  (about 2 min)
+    nice .venv/bin/python scripts/bench/bench_scale.py --national --no-table --national-size small  (about 4 min)
 
 For each protocol (pairwise, then DA), one state of the whole campaign is
 built by bench_scale's builder (20,000 participants, 50,000 sentences,
@@ -37,10 +37,11 @@ from harness import (PASSWORD, SLUG, Server, bozka_env, drive, fmt, log, login, 
 
 SIZES = {
     "full": dict(participants=20000, sentences=50000, judgments=1_000_000, volunteers=32, pages=2000, warmup=5,
-                 duration=20),
+                 duration=20, settle=8),
     "small": dict(participants=2000, sentences=5000, judgments=100_000, volunteers=32, pages=2000, warmup=5,
-                  duration=20),
-    "tiny": dict(participants=40, sentences=300, judgments=2000, volunteers=4, pages=10, warmup=1, duration=3),
+                  duration=20, settle=8),
+    "tiny": dict(participants=40, sentences=300, judgments=2000, volunteers=4, pages=10, warmup=1, duration=3,
+                 settle=2.5),
 }
 TIMED_ANSWERS = 100  # bench_scale's eight timed volunteers; the others share the rest of the judgments
 
@@ -107,7 +108,7 @@ def measure(workdir, protocol, size, database_url):
                 result = drive(server, drivers, size["warmup"], size["duration"])
             finally:
                 dashboard.stop()
-            time.sleep(2.5)  # the last broadcasts
+            time.sleep(size["settle"])  # the last broadcasts (a saturated worker ticks every few seconds)
             rankings = listeners.collect()
         finally:
             listeners.stop()
