@@ -264,6 +264,46 @@ class Slot(db.Model):
     pending = db.Column(db.Integer, nullable=False, default=0)
 
 
+class PairTotal(db.Model):
+    """A campaign's slots of one system pair (pairwise), or of one system (DA:
+    ``system_b_id`` None), summed: target and identical slots written at
+    import, collected and over-collected judgments moved with the slots'
+    counters at each commit (``services/totals.py``). The dashboard reads
+    these rows, never the slots."""
+
+    __tablename__ = "pair_totals"
+    __table_args__ = (Index("ix_pair_totals_campaign", "campaign_id", "system_a_id", "system_b_id"),)
+    id = db.Column(db.Integer, primary_key=True)
+    campaign_id = db.Column(db.Integer, db.ForeignKey("campaigns.id"), nullable=False)
+    system_a_id = db.Column(db.Integer, db.ForeignKey("systems.id"), nullable=False)
+    system_b_id = db.Column(db.Integer, db.ForeignKey("systems.id"))
+    target = db.Column(db.Integer, nullable=False, default=0)
+    identical = db.Column(db.Integer, nullable=False, default=0)  # slots with identical outputs
+    collected = db.Column(db.Integer, nullable=False, default=0)
+    over_collected = db.Column(db.Integer, nullable=False, default=0)  # judgments beyond their slot's target
+
+
+class SentenceBin(db.Model):
+    """How many of a campaign's sentences are in one completeness bin
+    (``services/totals.bin_of``), moved when a sentence's collected
+    judgments cross a bin, at the commit."""
+
+    __tablename__ = "sentence_bins"
+    campaign_id = db.Column(db.Integer, db.ForeignKey("campaigns.id"), primary_key=True)
+    bin = db.Column(db.Integer, primary_key=True, autoincrement=False)
+    sentences = db.Column(db.Integer, nullable=False, default=0)
+
+
+class AnswerMinute(db.Model):
+    """A campaign's answers in one minute (minutes since 2000-01-01 UTC),
+    one more with each answer's commit: the dashboard's rate chart."""
+
+    __tablename__ = "answer_minutes"
+    campaign_id = db.Column(db.Integer, db.ForeignKey("campaigns.id"), primary_key=True)
+    minute = db.Column(db.Integer, primary_key=True, autoincrement=False)
+    answers = db.Column(db.Integer, nullable=False, default=0)
+
+
 class Control(db.Model):
     __tablename__ = "controls"
     __table_args__ = (

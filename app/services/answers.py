@@ -14,7 +14,7 @@ from ..database import execute
 from ..extensions import db
 from ..models import Item
 from . import holds, quality, rewards, suspicious
-from .counters import change_holds, count_for_campaign, set_counters
+from .counters import change_holds, count_answer, count_for_campaign, set_counters
 from .reservations import release_hold
 
 _ANSWERED = ("answered_at", "choice", "score", "seconds", "passed", "holding", "too_fast")
@@ -60,6 +60,7 @@ def submit(campaign, participation, token, answer, now):
     answered = execute(_ANSWER, {"item_id": item.id, **{f"new_{k}": v for k, v in answer.items()}}).rowcount
     if not answered:
         return Outcome("stale")
+    count_answer(campaign.id, now)
     if item.slot_id is not None:
         # A held slot turns from pending into collected; an expired hold
         # comes back as a judgment beyond the reservation. With the commit,

@@ -13,6 +13,7 @@ from .. import protocols
 from ..database import MAX_PAUSE, while_busy
 from ..extensions import db
 from ..models import Campaign, Control, Output, PracticeItem, Sentence, Slot, System
+from . import totals
 from .importer import CampaignFormatError
 
 # Seconds between an import's batches: longer than a waiting request's
@@ -71,6 +72,7 @@ def import_in_batches(spec, status="open", batch=500):
 def remove_unopened(campaign_id):
     """Delete a campaign that was never opened (no volunteer's rows) and commit."""
     sentences = select(Sentence.id).where(Sentence.campaign_id == campaign_id).scalar_subquery()
+    totals.remove(campaign_id)
     for statement in (
         delete(Slot).where(Slot.sentence_id.in_(sentences)),
         delete(Output).where(Output.sentence_id.in_(sentences)),
@@ -130,7 +132,7 @@ def write_sentences(spec, campaign_id, systems, indexes, rng):
     system_ids = [getattr(system, "id", system) for system in systems]
     target = spec.settings["judgments_per_pair"]
     protocol = protocols.PROTOCOLS[spec.protocol]
-    total = 0
+    total, all_slots, capacities = 0, [], []
     for index in indexes:
         sentence = Sentence(
             campaign_id=campaign_id,
@@ -152,5 +154,8 @@ def write_sentences(spec, campaign_id, systems, indexes, rng):
         sentence.capacity = capacity
         sentence.is_open = capacity > 0
         total += capacity
+        all_slots += slots
+        capacities.append(capacity)
     db.session.flush()
+    totals.add_imported(campaign_id, all_slots, capacities)
     return total

@@ -19,6 +19,7 @@ from sqlalchemy.orm.attributes import set_committed_value
 from ..database import at_commit, execute, run_at_commit
 from ..extensions import db
 from ..models import Campaign, Item, Participation, Sentence, Slot, utcnow
+from . import totals
 
 _new_pending = Sentence.pending + bindparam("pending_delta", type_=Sentence.pending.type)
 _BUMP_SENTENCE = (
@@ -92,6 +93,13 @@ def change_holds(slot_id, sentence_id, pending_delta, collected_delta=0, deferre
     _run_or_defer(
         _BUMP_SLOT, {"slot_id": slot_id, "pending_delta": pending_delta, "collected_delta": collected_delta}, deferred
     )
+    if collected_delta:
+        totals.moved(slot_id, collected_delta)
+
+
+def count_answer(campaign_id, moment):
+    """One more answer in the dashboard's count of the minute of ``moment``, with the commit."""
+    totals.answered(campaign_id, moment)
 
 
 def count_for_campaign(campaign_id, collected=0, over_slot=None, equal=0):
@@ -118,19 +126,20 @@ def set_counters(participation, **values):
 @event.listens_for(Session, "before_commit")
 def _write_counters(session):
     """The statements kept for the commit, then the volunteers' counters,
-    then the campaigns' (the row every judgment changes: locked last)."""
+    the dashboard's totals (from the slots as moved), then the campaigns'
+    (the row every judgment changes: locked last)."""
     volunteers = session.info.pop(_VOLUNTEERS, None) or {}
     campaigns = session.info.pop(_CAMPAIGNS, None) or {}
-    statements = [
+    run_at_commit([
         (_SAVE_COUNTERS, {"participation_id": participation_id,
                           **{f"new_{key}": getattr(participation, key) for key in VOLUNTEER_COUNTERS}})
         for participation_id, participation in sorted(volunteers.items())
-    ] + [
-        (_COUNT_JUDGMENTS, {"campaign_id": campaign_id, "collected": collected, "over_slot": slot, "equal": equal})
-        for campaign_id, (collected, slot, equal) in sorted(campaigns.items())
-        if collected or slot
-    ]
-    run_at_commit(statements)
+    ])
+    totals.write(session)
+    for campaign_id, (collected, slot, equal) in sorted(campaigns.items()):
+        if collected or slot:
+            session.connection().execute(
+                _COUNT_JUDGMENTS, {"campaign_id": campaign_id, "collected": collected, "over_slot": slot, "equal": equal})
 
 
 @event.listens_for(Session, "after_soft_rollback")

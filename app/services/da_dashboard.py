@@ -13,8 +13,8 @@ analysis.
 from sqlalchemy import case, func, select
 
 from ..extensions import db
-from ..models import DaJudge, DaJudgeKind, DaJudgeSystem, Participation, Sentence, Slot
-from . import da_quality
+from ..models import DaJudge, DaJudgeKind, DaJudgeSystem, Participation
+from . import da_quality, totals
 
 LIVE_RULE = (da_quality.NOT_LOWER, da_quality.LOW_VARIATION)
 # Volunteers whose scores count: neither held nor dismissed.
@@ -22,14 +22,8 @@ _COUNTED = (Participation.dismissed_at.is_(None), Participation.held_at.is_(None
 
 
 def completion(campaign):
-    """{system id: (collected, target)} from the slots' counters."""
-    rows = db.session.execute(
-        select(Slot.system_a_id, func.sum(Slot.collected), func.sum(Slot.target))
-        .join(Sentence, Sentence.id == Slot.sentence_id)
-        .where(Sentence.campaign_id == campaign.id)
-        .group_by(Slot.system_a_id)
-    )
-    return {system: (int(collected or 0), int(target or 0)) for system, collected, target in rows}
+    """{system id: (collected, target)} from the campaign's totals per system."""
+    return totals.system_completion(campaign.id)
 
 
 # Per system, over the judges whose scores count: scores, judges, sum of

@@ -1,28 +1,25 @@
 """The organisers' live dashboard: aggregates from maintained counters.
 
-Nothing here scans every judgment: volunteer figures come from the
-participations' counters, completion from the slots' and sentences'
-counters, and answers per minute from an incremental count of the answers
-that arrived since the last refresh (cached per campaign).
+Nothing here scans every judgment, sentence or slot: volunteer figures
+come from the participations' counters; completion per system pair, the
+sentences' completeness and the answers per minute from the campaign's
+totals (``totals``), moved with each judgment's commit.
 """
 import statistics
-import threading
 from collections import Counter
 from datetime import datetime, timedelta
 
-from sqlalchemy import case, func, select
+from sqlalchemy import func, select
 
 from .. import protocols
 from ..choices import AGE_GROUPS, LANGUAGE_LEVELS, STUDIES_FIELDS, STUDIES_LEVELS
 from ..extensions import db
-from ..models import Item, Participation, RaffleCommitment, Sentence, Slot, User
-from . import counting, da_dashboard, leaderboard, quality, raffle, raffle_list, research
+from ..models import Item, Participation, RaffleCommitment, User
+from . import counting, da_dashboard, leaderboard, quality, raffle, raffle_list, research, totals
 from .pseudonyms import pseudonym
 
 CONTRIBUTION_BANDS = [(1, 25), (26, 100), (101, 250), (251, 600), (601, None)]
 ACTIVE_MINUTES = 5
-_minutes = {}  # campaign id -> {"since": datetime, "counts": Counter}
-_lock = threading.Lock()
 
 
 def _profile(counter, options, total):
@@ -34,39 +31,47 @@ def _profile(counter, options, total):
     return rows
 
 
-def answers_per_minute(campaign_id, now):
-    """Answers per minute since the campaign began, counted incrementally."""
-    with _lock:
-        state = _minutes.setdefault(campaign_id, {"since": None, "counts": Counter()})
-        since = state["since"]
-    query = select(Item.answered_at).where(Item.campaign_id == campaign_id, Item.answered_at.is_not(None))
-    if since is not None:
-        query = query.where(Item.answered_at > since)
-    new = Counter()
-    latest = since
-    for (answered_at,) in db.session.execute(query.where(Item.answered_at <= now)):
-        new[answered_at.replace(second=0, microsecond=0).isoformat(timespec="minutes")] += 1
-        latest = answered_at if latest is None or answered_at > latest else latest
-    with _lock:
-        state["counts"].update(new)
-        state["since"] = latest
-        return sorted(state["counts"].items())
+_NO_CHART = {"bars": [], "minutes": 1, "peak": 0, "start": None, "end": None}
+
+
+def _bar_minutes(start, end, bars):
+    """(minutes per bar, rounded up, and how many bars) for at most ``bars`` bars from ``start`` to ``end``."""
+    span = int((end - start).total_seconds() // 60) + 1
+    width = -(-span // bars)
+    return width, -(-span // width)
 
 
 def rate_chart(per_minute, bars=120):
     """Answers per minute as at most ``bars`` bars over the whole span, with
     the quiet minutes in it: each bar covers ``minutes`` minutes and shows
     the mean answers per minute over them. Times are naive UTC datetimes,
-    for the template to format in the interface language."""
+    for the template to format in the interface language. ``per_minute``:
+    (ISO minute, answers) pairs."""
     if not per_minute:
-        return {"bars": [], "minutes": 1, "peak": 0, "start": None, "end": None}
+        return dict(_NO_CHART)
     counts = {datetime.fromisoformat(minute): n for minute, n in per_minute}
     start, end = min(counts), max(counts)
-    span = int((end - start).total_seconds() // 60) + 1
-    width = -(-span // bars)  # minutes per bar, rounded up
-    sums = [0] * (-(-span // width))
+    width, count = _bar_minutes(start, end, bars)
+    sums = [0] * count
     for minute, n in counts.items():
         sums[int((minute - start).total_seconds() // 60) // width] += n
+    return _chart(start, end, width, sums)
+
+
+def answer_rate(campaign_id, bars=120):
+    """``rate_chart`` of the campaign's answers, from its answers per minute
+    (``totals``): the first and last minute, then one sum per bar."""
+    start, end = totals.minute_span(campaign_id)
+    if start is None:
+        return dict(_NO_CHART)
+    width, count = _bar_minutes(start, end, bars)
+    sums = [0] * count
+    for bar, n in totals.answers_per_bar(campaign_id, start, width).items():
+        sums[bar] += int(n)
+    return _chart(start, end, width, sums)
+
+
+def _chart(start, end, width, sums):
     rows = [{"start": start + timedelta(minutes=i * width), "rate": total / width} for i, total in enumerate(sums)]
     return {"bars": rows, "minutes": width, "peak": max(row["rate"] for row in rows), "start": start, "end": end,
             "one_day": start.date() == end.date()}
@@ -88,7 +93,6 @@ def summary(campaign, now):
         .join(User, User.id == Participation.user_id)
         .where(Participation.campaign_id == campaign.id)
     ).all()
-    per_minute = answers_per_minute(campaign.id, now)
     registered = len(participations)
     dismissed = Counter(p.dismissed_reason for p in participations if p.dismissed_reason)
     valid = [p for p in participations if not p.dismissed_reason]
@@ -136,8 +140,7 @@ def summary(campaign, now):
         "panel": protocol.PANEL,
         "protocol": protocol.dashboard(campaign, participations),
         "sentences": sentence_histogram(campaign),
-        "per_minute": per_minute,
-        "chart": rate_chart(per_minute),
+        "chart": answer_rate(campaign.id),
         "top": top_contributors(campaign),
         "raffle": raffle_state(campaign),
     }
@@ -178,17 +181,10 @@ def top_contributors(campaign, n=leaderboard.PRIZES):
 
 
 def pair_completion(campaign):
+    """Per system pair, in the campaign's order: judgments collected, their
+    target, those beyond their slot's target, and slots with identical outputs."""
     names = {s.id: s.name for s in campaign.systems}
-    rows = db.session.execute(
-        select(
-            Slot.system_a_id, Slot.system_b_id, func.sum(Slot.collected), func.sum(Slot.target),
-            func.sum(case((Slot.collected > Slot.target, Slot.collected - Slot.target), else_=0)),
-            func.sum(case((Slot.identical.is_(True), 1), else_=0)),
-        )
-        .join(Sentence, Sentence.id == Slot.sentence_id)
-        .where(Sentence.campaign_id == campaign.id)
-        .group_by(Slot.system_a_id, Slot.system_b_id)
-    ).all()
+    rows = totals.pair_rows(campaign.id)
     order = {s.id: s.position for s in campaign.systems}
     rows = sorted(rows, key=lambda r: (order[r[0]], order[r[1]]))
     return [
@@ -200,19 +196,10 @@ def pair_completion(campaign):
 
 def sentence_histogram(campaign):
     """Sentences by completeness, in 10% bins (100% = complete)."""
-    bucket = case(
-        (Sentence.capacity == 0, -1),
-        (Sentence.collected >= Sentence.capacity, 10),
-        else_=(Sentence.collected * 10) // Sentence.capacity,
-    )
-    counts = dict(
-        db.session.execute(
-            select(bucket, func.count()).where(Sentence.campaign_id == campaign.id).group_by(bucket)
-        ).all()
-    )
+    counts = totals.bin_counts(campaign.id)
     bins = [{"bin": f"{10 * k}-{10 * k + 9}%", "count": counts.get(k, 0)} for k in range(10)]
-    bins.append({"bin": "100%", "count": counts.get(10, 0)})
-    return {"bins": bins, "nothing_to_judge": counts.get(-1, 0)}
+    bins.append({"bin": "100%", "count": counts.get(totals.COMPLETE, 0)})
+    return {"bins": bins, "nothing_to_judge": counts.get(totals.NOTHING_TO_JUDGE, 0)}
 
 
 def raffle_state(campaign):
@@ -235,8 +222,3 @@ def forget(campaign_id=None):
     raffle_list.forget(campaign_id)
     da_dashboard.forget(campaign_id)
     research.forget(campaign_id)
-    with _lock:
-        if campaign_id is None:
-            _minutes.clear()
-        else:
-            _minutes.pop(campaign_id, None)
