@@ -319,6 +319,7 @@ def build(app, workdir, protocol, sentences, participants, judgments, timed_answ
                                         f"(SELECT coalesce(max(id), 1) FROM {name}))"))
     if protocol == "da":
         fill_da_sums(app, cid)
+    fill_dashboard_totals(app, cid)
     with app.app_context(), db.engine.connect() as connection:
         connection.execute(text("ANALYZE"))
         connection.commit()
@@ -343,6 +344,16 @@ def fill_da_sums(app, cid):
         for participation in db.session.scalars(select(Participation).where(Participation.campaign_id == cid)):
             judge, systems, kinds = da_sums.recompute_from_database(participation)
             db.session.add_all([judge, *systems, *kinds])
+        db.session.commit()
+
+
+def fill_dashboard_totals(app, cid):
+    """The dashboard's totals each judgment moves (services/totals), counted from the rows by the app's ``recount``."""
+    from app.extensions import db
+    from app.services import totals as dashboard_totals
+
+    with app.app_context():
+        dashboard_totals.recount(cid)
         db.session.commit()
 
 
