@@ -415,7 +415,7 @@ def test_reservations_expiring_together_are_freed_in_bounded_batches(app, make_c
 
 def test_a_volunteer_served_many_items_looks_only_at_a_bounded_walk(app, make_campaign, monkeypatch):
     # Issue 30: a volunteer's own open sentences fill the top of the fill-first
-    # order; past WALK items served, only the WALK fullest and then the WALK
+    # order; past EXACT_UP_TO items served, only the WALK fullest and then the WALK
     # emptiest open sentences are looked at, so a serve does not grow with their answers.
     campaign = make_campaign(sentences=12, systems=("A", "B"), judgments_per_pair=5)
     p = _volunteer(campaign, 1)
@@ -434,6 +434,7 @@ def test_a_volunteer_served_many_items_looks_only_at_a_bounded_walk(app, make_ca
 
     def next_for(served, walk):
         monkeypatch.setattr(slots, "WALK", walk)
+        monkeypatch.setattr(slots, "EXACT_UP_TO", walk)
         participation = db.session.get(Participation, p.id)
         participation.items_served = served
         taken = slots.take_slot(campaign, participation, rng)

@@ -42,10 +42,12 @@ _NEXT_SENTENCE_SKIP = _NEXT_SENTENCE.with_for_update(of=Sentence, skip_locked=Tr
 
 # The walk above steps over every open sentence the volunteer has seen that
 # is fuller than the first they have not: at most one per item served. A
-# volunteer served more than WALK items (whose own open sentences may fill
-# the top of the order: 5,000 of them cost 5x a newcomer's serve, issue 30)
-# looks only at the WALK fullest open sentences, then at the WALK emptiest,
-# and only if all of those are seen walks on (they have seen most of what is open).
+# volunteer served more than EXACT_UP_TO items (whose own open sentences may
+# fill the top of the order: 5,000 of them cost 5.7x a newcomer's serve, issue
+# 30) looks only at the WALK fullest open sentences, then at the WALK
+# emptiest, and only if all of those are seen walks on (they have seen most
+# of what is open). Below it the exact walk is cheaper than the two bounded looks.
+EXACT_UP_TO = 200
 WALK = 25
 
 
@@ -102,11 +104,11 @@ _TAKE_SLOT = (
 
 def _next_sentence(campaign_id, participation_id, skip, served=0):
     """The id of the fullest open sentence the volunteer has not seen, locked
-    (``served``: items the volunteer was served; beyond WALK, see there).
+    (``served``: items the volunteer was served; beyond EXACT_UP_TO, see there).
     One that another volunteer's transaction holds is passed over (the next
     fullest is as good); when every candidate is held, see ``AllHeld``."""
     params = {"campaign_id": campaign_id, "participation_id": participation_id}
-    if served > WALK:
+    if served > EXACT_UP_TO:
         for statement in _BOUNDED:
             if skip:
                 statement = statement.where(Sentence.id.not_in(skip))
