@@ -612,6 +612,11 @@ def verify_the_draw(page, site, seed, folder, visits):
     download.value.save_as(tickets)
     visits.add("GET", f"{site.url}/c/{PAIRWISE}/raffle/tickets.csv", 200)
     record = page.request.get(f"{site.url}/c/{PAIRWISE}/raffle.json")
+    # Every void, as raffle.json lists the latest (the page links it beyond 50).
+    voids = page.request.get(f"{site.url}/c/{PAIRWISE}/raffle/voids.csv")
+    visits.add("GET", voids.url, voids.status)
+    listed = [line.split(",")[0] for line in voids.text().splitlines()[1:]]
+    assert voids.ok and listed == [str(void["ticket"]) for void in record.json()["voids"]], voids.text()
     visits.add("GET", record.url, record.status)
     assert record.ok and record.json()["commitment"]["seed_sha256"] == commitment
     draw = os.path.join(folder, "raffle.json")
