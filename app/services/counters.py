@@ -126,8 +126,8 @@ def set_counters(participation, **values):
 @event.listens_for(Session, "before_commit")
 def _write_counters(session):
     """The statements kept for the commit, then the volunteers' counters,
-    the dashboard's totals (from the slots as moved), then the campaigns'
-    (the row every judgment changes: locked last)."""
+    then the campaigns' (the row every judgment changes), then the
+    dashboard's totals (from the slots as moved)."""
     volunteers = session.info.pop(_VOLUNTEERS, None) or {}
     campaigns = session.info.pop(_CAMPAIGNS, None) or {}
     run_at_commit([
@@ -135,11 +135,14 @@ def _write_counters(session):
                           **{f"new_{key}": getattr(participation, key) for key in VOLUNTEER_COUNTERS}})
         for participation_id, participation in sorted(volunteers.items())
     ])
-    totals.write(session)
     for campaign_id, (collected, slot, equal) in sorted(campaigns.items()):
         if collected or slot:
             session.connection().execute(
                 _COUNT_JUDGMENTS, {"campaign_id": campaign_id, "collected": collected, "over_slot": slot, "equal": equal})
+    # After the campaign's row: a ticket or a raffle version kept for the commit
+    # locks that row before anything here, so every transaction locks it before
+    # the totals' rows (in the other order two judgments deadlocked on PostgreSQL).
+    totals.write(session)
 
 
 @event.listens_for(Session, "after_soft_rollback")
