@@ -4,8 +4,8 @@ campaign, never every judgment, sentence or slot (issue 30): per system pair
 minute of answers (``AnswerMinute``).
 
 Targets and identical slots are written at import. Collected judgments move
-with the commit that moves the slots' counters: ``counters._write_counters``
-calls ``write`` after the sentences' and slots' statements and after the
+with the commit that moves the slots' counters: the counters' before-commit
+hook calls ``write`` after the sentences' and slots' statements and after the
 campaign's row (which a ticket kept for the commit may lock first); it
 reads the moved slots back and changes the pair and bin rows in sorted
 order, so that two transactions lock them in the same order on PostgreSQL.
