@@ -436,3 +436,21 @@ def test_what_a_volunteer_sees_after_an_answer_does_not_tell_a_control_from_a_te
     sio.get_received()
     realtime.flush()
     assert _events(sio, "ranking")[-1]["collected"] == base + tests
+
+
+def test_the_answer_that_finishes_a_volunteers_work_is_broadcast(app, make_campaign):
+    """The last answer comes back "finished" (recorded, nothing left to
+    serve): it changed the ranking and the progress all the same."""
+    make_campaign(sentences=3, systems=("A", "B"))
+    alice, bob = _login_client(app, n=1), _login_client(app, n=2)
+    bob_socket = _socket(app, bob)
+    data = judge_items(alice, 1)
+    while data["status"] == "accepted":
+        realtime.flush()
+        data = judge_items(alice, 1)
+    assert data["status"] == "finished" and data["answered"] > 0
+    bob_socket.get_received()
+    assert realtime.flush() == 1
+    ranking = _events(bob_socket, "ranking")[-1]
+    assert ranking["top"][0]["c"] == data["answered"]
+    assert ranking["collected"] == 3

@@ -28,6 +28,7 @@ class Step:
     participation_id: int = None
     counted: bool = True  # False: the answer was below the reading floor
     held: bool = False  # held for review (services/holds.py)
+    changed: bool = False  # the answer was stored or dismissed the volunteer, whatever is served next
 
 
 def _finish(campaign, participation, tickets, status, now, rng, new_ticket=None, reason=None, current=_UNKNOWN,
@@ -43,6 +44,7 @@ def _finish(campaign, participation, tickets, status, now, rng, new_ticket=None,
     loaded (a commit expires them), so answering needs no reads after the commit.
     """
     item = None
+    changed = status in ("accepted", "dismissed")  # before the status says what comes next
     if participation.is_dismissed:
         status, reason = "dismissed", participation.dismissed_reason
     else:
@@ -65,6 +67,7 @@ def _finish(campaign, participation, tickets, status, now, rng, new_ticket=None,
         participation_id=participation.id,
         counted=counted,
         held=participation.is_held,
+        changed=changed,
     )
     if present is None:
         db.session.commit()

@@ -243,7 +243,8 @@ def judge(campaign, who, token, choice, present=None):
     have not joined."""
     campaign_id = campaign.id  # read now: the step's commit expires the campaign
     step = evaluation.answer(campaign, who, token, choice, utcnow(), rng(), present=present)
-    if step is not None and step.status in ("accepted", "dismissed"):
+    # An answer that finished the campaign or the day is news too ("finished", "capped").
+    if step is not None and (step.changed or step.status == "dismissed"):
         realtime.touch(campaign_id, step.participation_id)  # the broadcast happens later, coalesced
     return step
 
