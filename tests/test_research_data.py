@@ -14,6 +14,7 @@ from collections import Counter
 from datetime import timedelta
 
 import pytest
+from sqlalchemy import select
 
 from app.extensions import db
 from app.models import utcnow
@@ -168,6 +169,70 @@ def test_a_cleared_hold_makes_the_volunteers_answers_count_in_the_next_download(
     assert after["held"] == 0 and after["counted"] == before["counted"] + before["held"]
     dashboard.forget()
     assert dashboard.summary(campaign, utcnow() + research.LAG)["research"]["counted"] == after["counted"]
+
+
+def test_the_dashboards_counts_follow_holds_and_dismissals_without_being_forgotten(demo):
+    """The dashboard keeps its counts between calls (``research.counts``): a
+    change of who counts moves them at the next call, as the export does."""
+    campaign, people = demo
+
+    def dashboard_agrees_with_the_export():
+        exported = _by_reason(csv.DictReader(io.StringIO(_export(campaign, "judgments"))))
+        counts = dashboard.summary(campaign, utcnow() + research.LAG)["research"]
+        assert {k: v for k, v in counts.items() if v} == dict(exported)
+        return exported
+
+    before = dashboard_agrees_with_the_export()
+    review.clear_hold(people["bot"])
+    db.session.commit()
+    assert dashboard_agrees_with_the_export()["held"] == 0
+    review.dismiss(campaign, people["honest0"], "answered for someone else", utcnow())
+    db.session.commit()
+    assert dashboard_agrees_with_the_export()["discarded"] > before["discarded"]
+
+
+def test_a_volunteer_reaching_the_first_check_counts_at_the_next_call(demo):
+    """Their answers not yet read (within ``LAG``) still make their earlier
+    answers tested at once, as the export says."""
+    campaign, people = demo
+    newcomer = people["newcomer"]
+    assert dashboard.summary(campaign, utcnow())["research"]["untested"] > 0  # their tests (not controls)
+    rng, now = random.Random(7), utcnow() - timedelta(seconds=10)
+    while newcomer.items_answered < campaign.check_every:
+        item = evaluation.show(campaign, newcomer.id, now, rng).item
+        now += timedelta(milliseconds=200)
+        evaluation.answer(campaign, newcomer.id, item.token, honest(item, 0, rng), now, rng)
+        db.session.refresh(newcomer)
+    assert dashboard.summary(campaign, utcnow())["research"]["untested"] == 0
+
+
+def test_the_dashboards_volunteer_figures_are_those_of_the_volunteers_rows(demo):
+    """``volunteer_figures`` reads aggregates; the figures are those of every row."""
+    import statistics
+
+    from app.models import Participation, User
+    from app.services import counting
+
+    campaign, _people = demo
+    rows = db.session.execute(select(Participation, User).join(User).where(
+        Participation.campaign_id == campaign.id)).all()
+    took_part = [p.items_answered for p, _user in rows if not p.dismissed_reason and p.items_answered]
+    summary = dashboard.summary(campaign, utcnow())
+    totals = summary["totals"]
+    assert totals["registered"] == len(rows) and totals["took_part"] == len(took_part)
+    assert totals["median_took_part"] == statistics.median(took_part)
+    assert totals["mean_took_part"] == round(statistics.fmean(took_part), 2)
+    assert totals["with_no_judgment"] == sum(1 for p, _user in rows if not p.items_answered)
+    assert {r["reason"]: r["count"] for r in totals["dismissed_reasons"]} == Counter(
+        p.dismissed_reason for p, _user in rows if p.dismissed_reason)
+    reasons = Counter(reason or "counted" for reason in counting.reasons(campaign, ids=[
+        p.id for p, _user in rows if p.items_answered]).values())
+    assert {k: n for k, n in summary["who_counts"].items() if n} == reasons
+    ages = Counter(user.age_group for _p, user in rows)
+    assert {r["key"]: r["count"] for r in summary["profile"]["age_group"] if r["count"]} == ages
+    panel = summary["protocol"]
+    assert panel["controls_answered"] == sum(p.controls_answered for p, _user in rows)
+    assert panel["control_pool_exhausted"] == sum(1 for p, _user in rows if p.controls_seen_all)
 
 
 def test_the_jsonl_export_carries_the_same_flags(demo):

@@ -10,7 +10,7 @@ the importer ``USES_CONTROLS``, ``SETTINGS``, ``check_settings`` and ``units``,
 ``serve``, ``CURRENT_ITEM``, ``texts_of``, ``reading_words``, ``parse``,
 ``form``, ``form_answer``, ``answer_values``, ``counters``,
 ``dismissal_reason``, ``payload``, and for the organisers' pages ``EXPORTS``
-(the export kinds it offers), ``dashboard(campaign, participations)`` with
+(the export kinds it offers), ``dashboard(campaign, volunteers)`` with
 its ``PANEL`` template, ``review_judgments(participation)`` with its
 ``REVIEW`` template, and ``SIGNS`` (the hold signs that apply). It may have
 ``hold_reason(campaign, participation, item)``: a sign of its own that holds

@@ -403,10 +403,10 @@ def payload(campaign, texts):
     return {"source": _context(campaign, texts), "translation": texts[2]}
 
 
-def dashboard(campaign, participations):
+def dashboard(campaign, volunteers):
     """The DA part of the dashboard: per-system scores as the analysis
     computes them, and the quality-control record (``da_dashboard``)."""
-    return da_dashboard.summary(campaign, participations)
+    return da_dashboard.summary(campaign, volunteers)
 
 
 def dropped(campaign):

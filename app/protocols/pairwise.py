@@ -406,23 +406,23 @@ def payload(campaign, texts):
     return {"source": source, "left": left, "right": right}
 
 
-def dashboard(campaign, participations):
+def dashboard(campaign, volunteers):
     """The pairwise part of the dashboard: completion per system pair and the
-    control record (``participations``: the rows the dashboard read)."""
+    control record (``volunteers``: the dashboard's ``volunteer_figures``)."""
     from ..services.dashboard import pair_completion
+    from ..services.volunteer_figures import control_pool_volunteers
 
-    controls = sum(p.controls_answered for p in participations)
-    failed = sum(p.controls_failed for p in participations)
+    controls, failed = volunteers.controls_answered, volunteers.controls_failed
     return {
         "pairs": pair_completion(campaign),
         "controls_answered": controls,
         "control_pass_rate": round(100 * (controls - failed) / controls, 2) if controls else None,
-        "control_pool_exhausted": sum(1 for p in participations if p.controls_seen_all),
+        "control_pool_exhausted": volunteers.seen_all,
         # Who has seen every control (organisers see usernames, researchers pseudonyms).
         "control_pool_volunteers": [
-            {"username": p.username, "volunteer": pseudonym(campaign, p.user_id)}
-            for p in participations if p.controls_seen_all and not p.dismissed_reason
-        ][:50],
+            {"username": username, "volunteer": pseudonym(campaign, user_id)}
+            for username, user_id in control_pool_volunteers(campaign.id)
+        ],
     }
 
 

@@ -122,11 +122,11 @@ def dropped(campaign):
     return set(db.session.scalars(_DROPPED.where(DaJudge.campaign_id == campaign.id)))
 
 
-def summary(campaign, participations):
-    """The DA dashboard's figures; ``participations`` are the rows the
-    shared dashboard read."""
+def summary(campaign, volunteers):
+    """The DA dashboard's figures; ``volunteers``: the shared dashboard's
+    ``volunteer_figures``."""
     judge_counts, scores = judges(campaign)
-    dismissed = {code: sum(1 for p in participations if p.dismissed_reason == code) for code in LIVE_RULE}
+    dismissed = {code: volunteers.dismissed.get(code, 0) for code in LIVE_RULE}
     return {
         "systems": system_table(campaign),
         "quality": quality_items(campaign),

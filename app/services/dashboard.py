@@ -1,12 +1,10 @@
 """The organisers' live dashboard: aggregates from maintained counters.
 
 Nothing here scans every judgment, sentence or slot: volunteer figures
-come from the participations' counters; completion per system pair, the
+are aggregates of the participations' counters (``volunteer_figures``); completion per system pair, the
 sentences' completeness and the answers per minute from the campaign's
 totals (``totals``), moved with each judgment's commit.
 """
-import statistics
-from collections import Counter
 from datetime import datetime, timedelta
 
 from sqlalchemy import func, select
@@ -14,8 +12,8 @@ from sqlalchemy import func, select
 from .. import protocols
 from ..choices import AGE_GROUPS, LANGUAGE_LEVELS, STUDIES_FIELDS, STUDIES_LEVELS
 from ..extensions import db
-from ..models import Item, Participation, RaffleCommitment, User
-from . import counting, da_dashboard, leaderboard, quality, raffle, raffle_list, research, totals
+from ..models import Item, RaffleCommitment
+from . import counting, da_dashboard, leaderboard, raffle, raffle_list, research, totals, volunteer_figures
 from .pseudonyms import pseudonym
 
 CONTRIBUTION_BANDS = [(1, 25), (26, 100), (101, 250), (251, 600), (601, None)]
@@ -81,34 +79,20 @@ def summary(campaign, now):
     """The dashboard's figures: the shared ones, and under ``protocol`` those
     of the campaign's protocol (``dashboard``), shown by its ``PANEL``."""
     protocol = protocols.of(campaign)
-    participations = db.session.execute(
-        select(
-            Participation.id, Participation.items_answered, Participation.dismissed_reason,
-            Participation.dismissed_at, Participation.controls_answered,
-            Participation.controls_failed, Participation.controls_seen_all, Participation.held_at,
-            Participation.source_level,
-            Participation.target_level, User.age_group, User.studies_level, User.studies_field,
-            User.id.label("user_id"), User.username,
-        )
-        .join(User, User.id == Participation.user_id)
-        .where(Participation.campaign_id == campaign.id)
-    ).all()
-    registered = len(participations)
-    dismissed = Counter(p.dismissed_reason for p in participations if p.dismissed_reason)
-    valid = [p for p in participations if not p.dismissed_reason]
-    # Took part: not dismissed, at least one judgment (never "active", which
-    # means answering in the last ACTIVE_MINUTES minutes).
-    took_part = [p.items_answered for p in valid if p.items_answered > 0]
+    check_every = campaign.check_every if protocol.USES_CONTROLS else None
+    volunteers = volunteer_figures.read(campaign.id, check_every, counting.dropped(campaign))
+    profile = volunteer_figures.profile_counts(campaign.id)
+    registered = volunteers.registered
     active_now = db.session.scalar(
         select(func.count(func.distinct(Item.participation_id))).where(
             Item.campaign_id == campaign.id,
             Item.answered_at > now - timedelta(minutes=ACTIVE_MINUTES),
         )
     )
-    bands = []
-    for low, high in CONTRIBUTION_BANDS:
-        n = sum(1 for c in took_part if c >= low and (high is None or c <= high))
-        bands.append({"band": f"{low}-{high}" if high else f">{low - 1}", "count": n})
+    # Took part: not dismissed, at least one judgment (never "active", which
+    # means answering in the last ACTIVE_MINUTES minutes).
+    bands = [{"band": f"{low}-{high}" if high else f">{low - 1}", "count": volunteers.took_part_between(low, high)}
+             for low, high in CONTRIBUTION_BANDS]
     return {
         "campaign": {"slug": campaign.slug, "name": campaign.name, "status": campaign.status},
         "totals": {
@@ -120,52 +104,30 @@ def summary(campaign, now):
             "registered": registered,
             "active_now": active_now,
             "active_minutes": ACTIVE_MINUTES,
-            "with_no_judgment": sum(1 for p in participations if p.items_answered == 0),
-            "dismissed": sum(dismissed.values()),
-            "dismissed_reasons": [{"reason": r, "count": n} for r, n in dismissed.most_common()],
-            "took_part": len(took_part),
-            "median_took_part": statistics.median(took_part) if took_part else 0,
-            "mean_took_part": round(statistics.fmean(took_part), 2) if took_part else 0,
+            "with_no_judgment": volunteers.with_no_judgment,
+            "dismissed": sum(volunteers.dismissed.values()),
+            "dismissed_reasons": [{"reason": r, "count": n} for r, n in volunteers.dismissed.most_common()],
+            "took_part": sum(volunteers.took_part.values()),
+            "median_took_part": volunteers.median_took_part(),
+            "mean_took_part": volunteers.mean_took_part(),
         },
         "profile": {
-            "age_group": _profile(Counter(p.age_group for p in participations), AGE_GROUPS, registered),
-            "studies_level": _profile(Counter(p.studies_level for p in participations), STUDIES_LEVELS, registered),
-            "studies_field": _profile(Counter(p.studies_field for p in participations), STUDIES_FIELDS, registered),
-            "source_level": _profile(Counter(p.source_level for p in participations), LANGUAGE_LEVELS, registered),
-            "target_level": _profile(Counter(p.target_level for p in participations), LANGUAGE_LEVELS, registered),
+            "age_group": _profile(profile["age_group"], AGE_GROUPS, registered),
+            "studies_level": _profile(profile["studies_level"], STUDIES_LEVELS, registered),
+            "studies_field": _profile(profile["studies_field"], STUDIES_FIELDS, registered),
+            "source_level": _profile(profile["source_level"], LANGUAGE_LEVELS, registered),
+            "target_level": _profile(profile["target_level"], LANGUAGE_LEVELS, registered),
         },
-        "research": research_counts(campaign, protocol, now),
-        "who_counts": who_counts(campaign, participations),
+        "research": research.counts(db.session, campaign, now, check_every=check_every),
+        "who_counts": volunteers.who_counts,
         "contributions": bands,
         "panel": protocol.PANEL,
-        "protocol": protocol.dashboard(campaign, participations),
+        "protocol": protocol.dashboard(campaign, volunteers),
         "sentences": sentence_histogram(campaign),
         "chart": answer_rate(campaign.id),
         "top": top_contributors(campaign),
         "raffle": raffle_state(campaign),
     }
-
-
-def research_counts(campaign, protocol, now):
-    """The answers that count for research and those left out, by reason
-    (``research.counts``): the rule of the exports and of the analysis. A
-    protocol with controls leaves a volunteer untested until their first
-    control check; one without has nobody untested."""
-    return research.counts(db.session, campaign, now,
-                           check_every=campaign.check_every if protocol.USES_CONTROLS else None)
-
-
-def who_counts(campaign, participations):
-    """Volunteers with at least one answer under the one rule of who counts
-    (``counting``): {"counted": n, reason: n} (``quality.WHO_COUNTS``), the
-    same volunteers the analysis keeps and whose raffle tickets are drawn;
-    ``participations``: the rows the dashboard read."""
-    answered = [p for p in participations if p.items_answered > 0]
-    rows = [(p.id, p.dismissed_at, p.held_at, p.items_answered) for p in answered]
-    made = dict.fromkeys(("counted",) + quality.WHO_COUNTS, 0)
-    for reason in counting.reasons(campaign, rows=rows).values():
-        made[reason or "counted"] += 1
-    return made
 
 
 def top_contributors(campaign, n=leaderboard.PRIZES):
