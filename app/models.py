@@ -394,6 +394,11 @@ class Participation(db.Model):
     minute_at = db.Column(db.DateTime)
     minute_answers = db.Column(db.Integer, nullable=False, default=0, server_default="0")
     busiest_minute = db.Column(db.Integer, nullable=False, default=0, server_default="0")
+    # The volunteer's rows in the judgments exports (services/research.py):
+    # controls, tests, and tests below the reading floor.
+    research_controls = db.Column(db.Integer, nullable=False, default=0, server_default="0")
+    research_tests = db.Column(db.Integer, nullable=False, default=0, server_default="0")
+    research_tests_too_fast = db.Column(db.Integer, nullable=False, default=0, server_default="0")
     # The latest announcement the volunteer dismissed (services/announcements.py).
     announcement_seen_id = db.Column(db.Integer)
 

@@ -169,6 +169,43 @@ def test_suspicious_counters_are_filled_from_the_answers_given(tmp_path):
         engine.dispose()
 
 
+def test_research_row_counters_are_filled_from_the_answers_given(tmp_path):
+    """Issue 30: each volunteer's rows of the judgments exports (controls,
+    tests, tests too fast; a quality-control item not yet paired with its
+    original is no row), counted from the answers already stored."""
+    from sqlalchemy import text
+
+    url = f"sqlite:///{tmp_path / 'research.sqlite3'}"
+    flask_db(url, tmp_path, "upgrade", "8a3f587f1b57")
+    engine = create_engine(url)
+    # (answered, control, too fast, qc kind, original)
+    answers = [(True, 3, 0, None, None), (True, None, 0, None, None), (True, None, 1, None, None),
+               (True, None, 0, "bad_reference", None), (True, None, 1, "bad_reference", 2),
+               (False, None, 0, None, None)]
+    try:
+        with engine.begin() as connection:
+            connection.exec_driver_sql("PRAGMA foreign_keys=OFF")
+            inspector = inspect(connection)
+            row = _row(inspector, "participations", id=7)
+            row["id"] = 7
+            connection.execute(text(f"INSERT INTO participations ({', '.join(row)}) "
+                                    f"VALUES ({', '.join(':' + n for n in row)})"), row)
+            for position, (answered, control, fast, kind, original) in enumerate(answers, 1):
+                row = _row(inspector, "items", participation_id=7, position=position, token=f"t{position}",
+                           answered_at="2026-01-01 10:00:00" if answered else None, control_id=control,
+                           too_fast=fast, qc_kind=kind, original_item_id=original)
+                connection.execute(text(f"INSERT INTO items ({', '.join(row)}) "
+                                        f"VALUES ({', '.join(':' + n for n in row)})"), row)
+        flask_db(url, tmp_path, "upgrade")
+        with engine.connect() as connection:
+            assert connection.execute(text(
+                "SELECT research_controls, research_tests, research_tests_too_fast FROM participations "
+                "WHERE id = 7")).one() == (1, 3, 2)
+        flask_db(url, tmp_path, "downgrade", "8a3f587f1b57")
+    finally:
+        engine.dispose()
+
+
 def test_da_running_sums_are_filled_from_the_answers_given(tmp_path):
     """Issue 30: a DA volunteer's sums, folded from the answers already
     stored (a bad reference after its original, one before it, a repeat, one

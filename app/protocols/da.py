@@ -13,7 +13,8 @@ from sqlalchemy.orm import aliased
 
 from ..database import execute
 from ..models import Item, Output, Sentence, Slot
-from ..services import da_dashboard, da_quality, da_review, da_sums, quality
+from ..services import da_dashboard, da_quality, da_review, da_sums, quality, research
+from ..services.counters import set_counters
 from ..services.slots import take_slot, take_slot_in
 
 NAME = "da"
@@ -348,7 +349,7 @@ def counters(participation, item, values):
 # The bad references the volunteer was served before this original (its
 # sentence and system), answered and not paired yet.
 _REVERSED = (
-    select(Item.id, Item.qc_kind, Item.score, Item.too_fast, Item.left_system_id)
+    select(Item.id, Item.qc_kind, Item.score, Item.too_fast, Item.left_system_id, Item.control_id)
     .where(
         Item.participation_id == bindparam("link_participation"),
         Item.sentence_id == bindparam("link_sentence"),
@@ -372,6 +373,8 @@ def _pair_reversed(participation, item):
                                  "link_system": item.left_system_id}).all()
     if linked:
         execute(_LINK_REVERSED, {"link_ids": [row.id for row in linked], "link_item": item.id})
+        # Paired, they are rows of the exports from now on.
+        set_counters(participation, **research.row_counters(participation, linked))
     return linked
 
 

@@ -13,7 +13,7 @@ from .. import protocols
 from ..database import execute
 from ..extensions import db
 from ..models import Item
-from . import holds, quality, rewards, suspicious
+from . import holds, quality, research, rewards, suspicious
 from .counters import change_holds, count_answer, count_for_campaign, set_counters
 from .reservations import release_hold
 
@@ -76,6 +76,8 @@ def submit(campaign, participation, token, answer, now):
         counters.update(items_counted=participation.items_counted + 1, reached_count_at=now)
     counters.update(protocol.counters(participation, item, answer))
     counters.update(suspicious.counters(participation, answer["choice"], too_fast, now))
+    if research.is_row(item):
+        counters.update(research.row_counters(participation, [item]))
     set_counters(participation, **counters)
     reason = protocol.dismissal_reason(campaign, participation, item)
     if reason:

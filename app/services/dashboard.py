@@ -118,7 +118,7 @@ def summary(campaign, now):
             "source_level": _profile(profile["source_level"], LANGUAGE_LEVELS, registered),
             "target_level": _profile(profile["target_level"], LANGUAGE_LEVELS, registered),
         },
-        "research": research.counts(db.session, campaign, now, check_every=check_every),
+        "research": research.counts(db.session, campaign, check_every=check_every),
         "who_counts": volunteers.who_counts,
         "contributions": bands,
         "panel": protocol.PANEL,
@@ -183,4 +183,3 @@ def raffle_state(campaign):
 def forget(campaign_id=None):
     raffle_list.forget(campaign_id)
     da_dashboard.forget(campaign_id)
-    research.forget(campaign_id)

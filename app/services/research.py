@@ -5,12 +5,9 @@ exports and the dashboard; the rule that decides is ``app.stats.research``
 A volunteer's flags (dismissed, held, untested) are read as they are when
 asked: a hold cleared later makes their answers count again.
 """
-import threading
-from collections import Counter
-from datetime import timedelta
+from sqlalchemy import bindparam, func, or_, select, update
 
-from sqlalchemy import bindparam, func, select
-
+from ..extensions import db
 from ..models import Item, Participation
 from ..stats import research
 
@@ -64,96 +61,59 @@ def flag_values(volunteer, is_control, discarded, too_fast):
     }
 
 
-# The dashboard's counts: answers per (participation, control, too fast),
-# read incrementally (only the answers since the last call).
-# Up to LAG ago only: an answer is stamped before its transaction commits
-# (a busy database retries it for up to BOZKA_BUSY_WAIT seconds), and one
-# committed after a read that had gone past its stamp would never be counted.
-LAG = timedelta(seconds=30)
-_answers = {}  # campaign id -> _new_state()
-_lock = threading.Lock()
+def is_row(item):
+    """Whether an answered item is a row of the judgments exports: every
+    answer but a quality-control item whose original is not answered yet
+    (DA's bad references served before it; ``protocols/da.py`` pairs them
+    later, and they are counted then)."""
+    return item.qc_kind is None or item.original_item_id is not None
 
 
-def _new_state():
-    # answers: pid -> Counter{(control, too fast): n}; made: pid -> Counter{reason or "counted": n};
-    # result: the sum of made; version, check_every: what the flags were read under.
-    return {"until": None, "answers": {}, "unpaired": set(), "made": {}, "result": Counter(), "version": None,
-            "check_every": None}
+def row_counters(participation, rows):
+    """The volunteer's export-row counters after ``rows`` more rows: items
+    (answered, ``is_row``) with their ``control_id`` and ``too_fast``. Kept
+    on the volunteer's row with the answer's commit (``set_counters``), so
+    that the dashboard's research counts read no judgment."""
+    controls = sum(1 for item in rows if item.control_id is not None)
+    fast = sum(1 for item in rows if item.control_id is None and item.too_fast)
+    return {"research_controls": participation.research_controls + controls,
+            "research_tests": participation.research_tests + len(rows) - controls,
+            "research_tests_too_fast": participation.research_tests_too_fast + fast}
 
 
-_KEY = (Item.participation_id, Item.control_id.is_not(None), Item.too_fast)
-# A DA quality-control item served before its original is no answer of the
-# exports until its original is scored and pairs it (protocols/da.py): such
-# items are kept aside by id and counted once paired.
-_UNPAIRED = Item.qc_kind.is_not(None) & Item.original_item_id.is_(None)
+_STATE = (Participation.dismissed_at.is_not(None), Participation.held_at.is_not(None))
 
 
-def _read_answers(session, state, campaign_id, until):
-    """Add the answers up to ``until`` not read yet to ``state``; returns the
-    participation ids whose counts moved."""
-    moved = set()
-    window = [Item.campaign_id == campaign_id, Item.answered_at.is_not(None), Item.answered_at <= until]
-    if state["until"] is not None:
-        if until <= state["until"]:
-            return moved
-        window.append(Item.answered_at > state["until"])
-
-    def add(pid, control, fast, n):
-        state["answers"].setdefault(pid, Counter())[(bool(control), bool(fast))] += n
-        moved.add(pid)
-
-    grouped = select(*_KEY, func.count(Item.id)).where(*window, ~_UNPAIRED).group_by(*_KEY)
-    for pid, control, fast, n in session.execute(grouped):
-        add(pid, control, fast, n)
-    state["unpaired"].update(session.scalars(select(Item.id).where(*window, _UNPAIRED)))
-    waiting = sorted(state["unpaired"])
-    for start in range(0, len(waiting), IN_CHUNK):
-        paired = select(Item.id, *_KEY).where(Item.id.in_(waiting[start:start + IN_CHUNK]),
-                                              Item.original_item_id.is_not(None))
-        for item_id, pid, control, fast in session.execute(paired):
-            add(pid, control, fast, 1)
-            state["unpaired"].discard(item_id)
-    state["until"] = until
-    return moved
+def counts(session, campaign, *, check_every=None):
+    """How many answers count for research and how many are left out for
+    each reason: {"counted": n, reason: n} (``research.REASONS``; absent
+    reasons are 0), under the same rule and flags as the exports. One row
+    per state of volunteers (dismissed, held, untested) summing their
+    export-row counters: as much read at 1,000,000 judgments as at 100."""
+    state = _STATE if check_every is None else (*_STATE, Participation.items_answered < check_every)
+    query = (
+        select(func.sum(Participation.research_controls), func.sum(Participation.research_tests),
+               func.sum(Participation.research_tests_too_fast), *state)
+        .where(Participation.campaign_id == campaign.id)
+        .group_by(*state)
+    )
+    result = dict.fromkeys(("counted",) + research.REASONS, 0)
+    for controls, tests, fast, dismissed, held, *untested in session.execute(query):
+        volunteer = {"dismissed": bool(dismissed), "held": bool(held), "untested": any(untested)}
+        for is_control, too_fast, n in ((True, False, controls), (False, True, fast), (False, False, tests - fast)):
+            reason = research.left_out(answer_flags(volunteer, is_control, volunteer["dismissed"], too_fast))
+            result[reason or "counted"] += int(n or 0)
+    return result
 
 
-def counts(session, campaign, now, *, check_every=None):
-    """How many answers, answered up to ``LAG`` before ``now``, count for
-    research and how many are left out for each reason: {"counted": n,
-    reason: n} (``research.REASONS``; absent reasons are 0), under the same
-    rule and flags as the exports.
-
-    Kept per campaign and moved by what changed since the last call: the
-    volunteers with answers since, and everyone after a change of who counts
-    (a dismissal or hold moves the campaign's ``raffle_version``), so that a
-    call reads as much at 20,000 volunteers as at 100."""
-    with _lock:
-        state = _answers.setdefault(campaign.id, _new_state())
-        stale = _read_answers(session, state, campaign.id, now - LAG)
-        if (state["version"], state["check_every"]) != (campaign.raffle_version, check_every):
-            state["version"], state["check_every"] = campaign.raffle_version, check_every
-            stale = set(state["answers"])
-        else:
-            # Answers not yet in the window may have changed a volunteer's flags (untested).
-            # (Not DISTINCT: SQLite would then walk another index, every answer.)
-            stale |= set(session.scalars(select(Item.participation_id).where(
-                Item.campaign_id == campaign.id, Item.answered_at > now - LAG)))
-        stale &= set(state["answers"])
-        flags = volunteer_flags(session, stale, check_every=check_every)
-        for pid in stale:
-            made = Counter()
-            for (control, fast), n in state["answers"][pid].items():
-                made[research.left_out(answer_flags(flags[pid], control, flags[pid]["dismissed"], fast))
-                     or "counted"] += n
-            state["result"].subtract(state["made"].get(pid, Counter()))
-            state["result"].update(made)
-            state["made"][pid] = made
-        return dict.fromkeys(("counted",) + research.REASONS, 0) | {k: n for k, n in state["result"].items() if n}
-
-
-def forget(campaign_id=None):
-    with _lock:
-        if campaign_id is None:
-            _answers.clear()
-        else:
-            _answers.pop(campaign_id, None)
+def recount(campaign_id):
+    """Set every volunteer's export-row counters from their stored answers
+    (a repair, and for benchmarks that build states by inserting rows)."""
+    rows = select(func.count(Item.id)).where(
+        Item.participation_id == Participation.id, Item.answered_at.is_not(None),
+        or_(Item.qc_kind.is_(None), Item.original_item_id.is_not(None)))
+    tests = rows.where(Item.control_id.is_(None))
+    db.session.execute(update(Participation).where(Participation.campaign_id == campaign_id).values(
+        research_controls=rows.where(Item.control_id.is_not(None)).scalar_subquery(),
+        research_tests=tests.scalar_subquery(),
+        research_tests_too_fast=tests.where(Item.too_fast).scalar_subquery()))

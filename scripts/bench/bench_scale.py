@@ -348,12 +348,15 @@ def fill_da_sums(app, cid):
 
 
 def fill_dashboard_totals(app, cid):
-    """The dashboard's totals each judgment moves (services/totals), counted from the rows by the app's ``recount``."""
+    """The dashboard's totals and the volunteers' export-row counters each judgment moves (services/totals,
+    services/research), counted from the rows by the app's ``recount``s."""
     from app.extensions import db
+    from app.services import research
     from app.services import totals as dashboard_totals
 
     with app.app_context():
         dashboard_totals.recount(cid)
+        research.recount(cid)
         db.session.commit()
 
 
