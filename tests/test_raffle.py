@@ -505,12 +505,14 @@ def test_after_the_close_no_void_no_reopening_no_hold_cleared(app, make_campaign
     # Mikel was held at the close (the hold came before it): out of the frozen list, dismissed or not.
     assert public.get("/c/test/raffle.json").get_json()["closed_at"] == iso(campaign.ends_at)
     assert len(public.get("/c/test/raffle/tickets.csv").get_data(as_text=True).splitlines()) == 2
+    assert raffle.list_counts_now(campaign)[1] == 1  # the dashboard counts the frozen list as it is
     # An email confirmed after the close adds no ticket.
     ane = db.session.scalar(select(User).where(User.username == "ane"))
     ane.email_confirmed_at = utcnow()
     rewards.list_changed(campaign.id)  # as the confirmation link does
     db.session.commit()
     assert public.get("/c/test/raffle/tickets.csv").get_data(as_text=True) == "ticket,volunteer\n"
+    assert raffle.list_counts_now(campaign)[1] == 0
 
 
 def _save(tmp_path, name, text):

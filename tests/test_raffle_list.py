@@ -80,6 +80,8 @@ def test_each_event_changes_the_public_list_and_its_digest_at_once(app, make_cam
         nonlocal digest
         now, new_digest = _public(app)
         assert sorted(now) == sorted(expected) and new_digest != digest
+        # The dashboard counts the list without reading it.
+        assert raffle.list_counts_now(db.session.scalar(select(Campaign)))[1] == len(now)
         digest = new_digest
         return now
 

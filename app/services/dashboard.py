@@ -166,10 +166,10 @@ def sentence_histogram(campaign):
 
 def raffle_state(campaign):
     record = db.session.scalar(select(RaffleCommitment).where(RaffleCommitment.campaign_id == campaign.id))
-    listed = raffle.published_now(campaign)
+    valid, listed = raffle.list_counts_now(campaign)
     return {
-        "tickets": listed.valid,
-        "eligible": listed.count,  # the rule of who counts (counting.py)
+        "tickets": valid,
+        "eligible": listed,  # the rule of who counts (counting.py)
         "commitment": record.seed_sha256 if record else None,
         "draw_at": record.draw_at if record else None,
         "beacon": record.beacon if record else None,

@@ -29,7 +29,8 @@ from sqlalchemy import bindparam, func, or_, select
 
 from ..extensions import db
 from ..models import Campaign, Participation, Ticket, User
-from . import counting, quality
+from .. import protocols
+from . import counting, quality, research
 from .pseudonyms import pseudonym
 
 VOIDS_SHOWN = 50  # the latest voids the page and raffle.json carry; voids.csv has them all
@@ -119,20 +120,59 @@ def _tested(state, check_every):
         Participation.id.in_(list(state.waiting)), Participation.items_answered >= check_every).limit(1)) is not None
 
 
+def _valid(frozen):
+    """The conditions of a ticket that may be on the list (valid, its holder's
+    email confirmed; once frozen, as they were then)."""
+    if frozen is None:
+        return Ticket.voided_at.is_(None), User.email_confirmed_at.is_not(None)
+    return (Ticket.created_at < frozen, or_(Ticket.voided_at.is_(None), Ticket.voided_at >= frozen),
+            User.email_confirmed_at < frozen)
+
+
+def _tickets(campaign, frozen, *columns):
+    return (select(*columns).select_from(Ticket)
+            .join(Participation, Participation.id == Ticket.participation_id)
+            .join(User, User.id == Participation.user_id)
+            .where(Ticket.campaign_id == campaign.id, *_valid(frozen)))
+
+
+def length(campaign, frozen):
+    """How many tickets the list has, counted by the holders' state (one
+    row per state, ``quality.left_out_volunteer`` deciding) without reading
+    the list: the dashboard's figure, whatever the number of tickets."""
+    before = (lambda column: column.is_not(None)) if frozen is None else (lambda column: column < frozen)
+    state = [before(Participation.dismissed_at), before(Participation.held_at)]
+    if protocols.of(campaign).USES_CONTROLS:
+        state.append(research.untested_condition(campaign.check_every))
+
+    def counted(query):
+        return sum(n for n, *flags in db.session.execute(query.group_by(*state)) if not _reason(flags))
+
+    every = counted(_tickets(campaign, frozen, func.count(Ticket.id), *state))
+    dropped = sorted(counting.dropped(campaign))
+    for start in range(0, len(dropped), research.IN_CHUNK):
+        every -= counted(_tickets(campaign, frozen, func.count(Ticket.id), *state).where(
+            Participation.id.in_(dropped[start:start + research.IN_CHUNK])))
+    return every
+
+
+def valid(campaign):
+    """How many of the campaign's tickets are valid (on the list or not)."""
+    next_ticket = db.session.execute(_KEY, {"campaign_id": campaign.id}).one().next_ticket
+    return next_ticket - 1 - _void_count(campaign)
+
+
+def _reason(flags):
+    dismissed, held, *untested = flags
+    return quality.left_out_volunteer(dismissed=bool(dismissed), held=bool(held), untested=any(untested))
+
+
 def _append(state, campaign, frozen, next_ticket):
     """Read the tickets numbered from ``state.next_ticket`` to ``next_ticket``
     (excluded) and add those that count."""
-    if frozen is None:
-        conditions = (Ticket.voided_at.is_(None), User.email_confirmed_at.is_not(None))
-    else:
-        conditions = (Ticket.created_at < frozen, or_(Ticket.voided_at.is_(None), Ticket.voided_at >= frozen),
-                      User.email_confirmed_at < frozen)
     rows = db.session.execute(
-        select(Ticket.number, User.id, Ticket.participation_id)
-        .join(Participation, Participation.id == Ticket.participation_id)
-        .join(User, User.id == Participation.user_id)
-        .where(Ticket.campaign_id == campaign.id, Ticket.number >= state.next_ticket, Ticket.number < next_ticket,
-               *conditions)
+        _tickets(campaign, frozen, Ticket.number, User.id, Ticket.participation_id)
+        .where(Ticket.number >= state.next_ticket, Ticket.number < next_ticket)
         .order_by(Ticket.number)
     ).all()
     # The whole campaign's volunteers at once when the list is read afresh.
@@ -154,8 +194,7 @@ def _append(state, campaign, frozen, next_ticket):
 
 def _voids(campaign):
     """(how many, the latest VOIDS_SHOWN in the order voided) of the campaign's voided tickets."""
-    count = db.session.scalar(select(func.count(Ticket.id)).where(
-        Ticket.campaign_id == campaign.id, Ticket.voided_at.is_not(None)))
+    count = _void_count(campaign)
     rows = db.session.execute(
         select(Ticket.number, Participation.user_id, Ticket.voided_at)
         .join(Participation, Participation.id == Ticket.participation_id)
@@ -164,3 +203,8 @@ def _voids(campaign):
         .limit(VOIDS_SHOWN)
     ).all()
     return count, tuple((number, pseudonym(campaign, user_id), at) for number, user_id, at in reversed(rows))
+
+
+def _void_count(campaign):
+    return db.session.scalar(select(func.count(Ticket.id)).where(
+        Ticket.campaign_id == campaign.id, Ticket.voided_at.is_not(None)))

@@ -21,6 +21,11 @@ def pairwise_untested(items_answered, check_every):
     return items_answered < check_every
 
 
+def untested_condition(check_every):
+    """``pairwise_untested`` as a condition on the volunteers' rows (for aggregates)."""
+    return Participation.items_answered < check_every
+
+
 _VOLUNTEERS = select(
     Participation.id, Participation.dismissed_at, Participation.held_at, Participation.held_reason,
     Participation.items_answered,
@@ -90,7 +95,7 @@ def counts(session, campaign, *, check_every=None):
     reasons are 0), under the same rule and flags as the exports. One row
     per state of volunteers (dismissed, held, untested) summing their
     export-row counters: as much read at 1,000,000 judgments as at 100."""
-    state = _STATE if check_every is None else (*_STATE, Participation.items_answered < check_every)
+    state = _STATE if check_every is None else (*_STATE, untested_condition(check_every))
     query = (
         select(func.sum(Participation.research_controls), func.sum(Participation.research_tests),
                func.sum(Participation.research_tests_too_fast), *state)
