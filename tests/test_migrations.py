@@ -72,6 +72,14 @@ def _row(inspector, table, **values):
     return values
 
 
+def _insert(connection, inspector, table, id=None, **values):
+    """Insert a row (``_row``), with the id given if any."""
+    from sqlalchemy import text
+
+    row = _row(inspector, table, **values) | ({"id": id} if id is not None else {})
+    connection.execute(text(f"INSERT INTO {table} ({', '.join(row)}) VALUES ({', '.join(':' + n for n in row)})"), row)
+
+
 def test_stored_english_dismissal_reasons_become_codes(tmp_path):
     """Rows written before reasons were codes are converted, and back."""
     from sqlalchemy import text
@@ -85,10 +93,7 @@ def test_stored_english_dismissal_reasons_become_codes(tmp_path):
             connection.exec_driver_sql("PRAGMA foreign_keys=OFF")  # rows without their campaign and volunteer
             inspector = inspect(connection)
             for table, column in (("participations", "dismissed_reason"), ("items", "discarded_reason")):
-                row = _row(inspector, table, **{column: sentence})
-                names = ", ".join(row)
-                connection.execute(text(f"INSERT INTO {table} ({names}) VALUES ({', '.join(':' + n for n in row)})"),
-                                   row)
+                _insert(connection, inspector, table, **{column: sentence})
         flask_db(url, tmp_path, "upgrade")
         with engine.connect() as connection:
             assert connection.scalar(text("SELECT dismissed_reason FROM participations")) == "first_controls_failed"
@@ -113,13 +118,9 @@ def test_every_existing_organiser_keeps_every_existing_campaign(tmp_path):
         with engine.begin() as connection:
             inspector = inspect(connection)
             for slug in ("one", "two"):
-                row = _row(inspector, "campaigns", slug=slug)
-                connection.execute(text(f"INSERT INTO campaigns ({', '.join(row)}) "
-                                        f"VALUES ({', '.join(':' + n for n in row)})"), row)
+                _insert(connection, inspector, "campaigns", slug=slug)
             for name, role in (("ori", "organiser"), ("ane", "organiser"), ("res", "researcher"), ("vol", "volunteer")):
-                row = _row(inspector, "users", username=name, email=f"{name}@example.org", role=role)
-                connection.execute(text(f"INSERT INTO users ({', '.join(row)}) "
-                                        f"VALUES ({', '.join(':' + n for n in row)})"), row)
+                _insert(connection, inspector, "users", username=name, email=f"{name}@example.org", role=role)
         flask_db(url, tmp_path, "upgrade", "c4a8e2f6b913")
         pairs = ("SELECT campaigns.slug, users.username FROM campaign_organisers JOIN campaigns ON campaigns.id = "
                  "campaign_organisers.campaign_id JOIN users ON users.id = campaign_organisers.user_id")
@@ -149,15 +150,10 @@ def test_suspicious_counters_are_filled_from_the_answers_given(tmp_path):
         with engine.begin() as connection:
             connection.exec_driver_sql("PRAGMA foreign_keys=OFF")
             inspector = inspect(connection)
-            row = _row(inspector, "participations", id=7)
-            row["id"] = 7
-            connection.execute(text(f"INSERT INTO participations ({', '.join(row)}) "
-                                    f"VALUES ({', '.join(':' + n for n in row)})"), row)
+            _insert(connection, inspector, "participations", id=7)
             for position, (at, choice, fast) in enumerate(answers, 1):
-                row = _row(inspector, "items", participation_id=7, position=position, token=f"t{position}",
-                           answered_at=at, choice=choice, too_fast=fast)
-                connection.execute(text(f"INSERT INTO items ({', '.join(row)}) "
-                                        f"VALUES ({', '.join(':' + n for n in row)})"), row)
+                _insert(connection, inspector, "items", participation_id=7, position=position, token=f"t{position}",
+                        answered_at=at, choice=choice, too_fast=fast)
         flask_db(url, tmp_path, "upgrade")
         with engine.connect() as connection:
             assert connection.execute(text(
@@ -186,16 +182,11 @@ def test_research_row_counters_are_filled_from_the_answers_given(tmp_path):
         with engine.begin() as connection:
             connection.exec_driver_sql("PRAGMA foreign_keys=OFF")
             inspector = inspect(connection)
-            row = _row(inspector, "participations", id=7)
-            row["id"] = 7
-            connection.execute(text(f"INSERT INTO participations ({', '.join(row)}) "
-                                    f"VALUES ({', '.join(':' + n for n in row)})"), row)
+            _insert(connection, inspector, "participations", id=7)
             for position, (answered, control, fast, kind, original) in enumerate(answers, 1):
-                row = _row(inspector, "items", participation_id=7, position=position, token=f"t{position}",
-                           answered_at="2026-01-01 10:00:00" if answered else None, control_id=control,
-                           too_fast=fast, qc_kind=kind, original_item_id=original)
-                connection.execute(text(f"INSERT INTO items ({', '.join(row)}) "
-                                        f"VALUES ({', '.join(':' + n for n in row)})"), row)
+                _insert(connection, inspector, "items", participation_id=7, position=position, token=f"t{position}",
+                        answered_at="2026-01-01 10:00:00" if answered else None, control_id=control,
+                        too_fast=fast, qc_kind=kind, original_item_id=original)
         flask_db(url, tmp_path, "upgrade")
         with engine.connect() as connection:
             assert connection.execute(text(
@@ -227,15 +218,11 @@ def test_da_running_sums_are_filled_from_the_answers_given(tmp_path):
             inspector = inspect(connection)
             for table, values in (("campaigns", dict(id=3, protocol="da", slug="da")),
                                   ("participations", dict(id=7, campaign_id=3))):
-                row = _row(inspector, table, **values) | {"id": values["id"]}
-                connection.execute(text(f"INSERT INTO {table} ({', '.join(row)}) "
-                                        f"VALUES ({', '.join(':' + n for n in row)})"), row)
+                _insert(connection, inspector, table, **values)
             for item_id, position, kind, score, fast, system, original in answers:
-                row = _row(inspector, "items", participation_id=7, campaign_id=3, position=position, token=f"t{position}",
-                           answered_at="2026-01-01 10:00:00", qc_kind=kind, score=score, too_fast=fast,
-                           left_system_id=system, original_item_id=original) | {"id": item_id}
-                connection.execute(text(f"INSERT INTO items ({', '.join(row)}) "
-                                        f"VALUES ({', '.join(':' + n for n in row)})"), row)
+                _insert(connection, inspector, "items", id=item_id, participation_id=7, campaign_id=3,
+                        position=position, token=f"t{position}", answered_at="2026-01-01 10:00:00", qc_kind=kind,
+                        score=score, too_fast=fast, left_system_id=system, original_item_id=original)
         flask_db(url, tmp_path, "upgrade")
         with engine.connect() as connection:
             judge = connection.execute(text("SELECT * FROM da_judges WHERE participation_id = 7")).mappings().one()
