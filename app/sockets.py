@@ -34,6 +34,14 @@ def _slug_of(data):
     return slug if isinstance(slug, str) and SLUG_RE.fullmatch(slug) else None
 
 
+def _closed_meanwhile():
+    """Whether the socket closed while the event read the database (a page
+    left at once): then there is no room to join and nothing to record (the
+    disconnect has been handled already). Nothing yields between this check
+    and the joins that follow it."""
+    return not socketio.server.manager.is_connected(request.sid, request.namespace)
+
+
 @socketio.on("connect")
 def on_connect(auth=None):
     # Only logged-in volunteers may connect, a few sockets per account.
@@ -54,6 +62,8 @@ def on_join(data):
     participation = participation_of(current_user, campaign) if campaign else None
     if participation is None or participation.is_dismissed:
         return {"ok": False, "error": "not a participant"}
+    if _closed_meanwhile():
+        return {"ok": False, "error": "closed"}
     # The server chooses the rooms: the campaign's and the user's own.
     join_room(realtime.campaign_room(campaign.id))
     join_room(realtime.user_room(current_user.id))
@@ -79,6 +89,8 @@ def on_watch(data):
     # Another organiser's campaign answers as one that does not exist (as its pages do).
     if not organisers.may_open(current_user, campaign):
         return {"ok": False, "error": "not found"}
+    if _closed_meanwhile():
+        return {"ok": False, "error": "closed"}
     join_room(realtime.organiser_room(campaign.id))
     return {"ok": True}
 

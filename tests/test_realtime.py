@@ -454,3 +454,24 @@ def test_the_answer_that_finishes_a_volunteers_work_is_broadcast(app, make_campa
     ranking = _events(bob_socket, "ranking")[-1]
     assert ranking["top"][0]["c"] == data["answered"]
     assert ranking["collected"] == 3
+
+
+def test_a_socket_closed_while_its_join_reads_the_database_joins_nothing(app, make_campaign, monkeypatch):
+    """A page left at once: the disconnect is handled while the join event
+    still reads; the join then answers "closed" instead of failing (served,
+    this left a traceback in the log) and no membership outlives the socket."""
+    from app import sockets
+
+    make_campaign()
+    client = _login_client(app)
+    sio = socketio.test_client(app, flask_test_client=client)
+    found = sockets.find_campaign
+
+    def leaving(slug):
+        campaign = found(slug)
+        sio.disconnect()
+        return campaign
+
+    monkeypatch.setattr(sockets, "find_campaign", leaving)
+    assert sio.emit("join", {"campaign": "test"}, callback=True) == {"ok": False, "error": "closed"}
+    assert sockets._memberships == {}
