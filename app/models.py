@@ -399,6 +399,9 @@ class Participation(db.Model):
     research_controls = db.Column(db.Integer, nullable=False, default=0, server_default="0")
     research_tests = db.Column(db.Integer, nullable=False, default=0, server_default="0")
     research_tests_too_fast = db.Column(db.Integer, nullable=False, default=0, server_default="0")
+    # Valid raffle tickets (services/rewards.py): moved by statements of
+    # their own with each award and void, never by the counters above.
+    tickets_valid = db.Column(db.Integer, nullable=False, default=0, server_default="0")
     # The latest announcement the volunteer dismissed (services/announcements.py).
     announcement_seen_id = db.Column(db.Integer)
 

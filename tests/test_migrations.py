@@ -197,6 +197,29 @@ def test_research_row_counters_are_filled_from_the_answers_given(tmp_path):
         engine.dispose()
 
 
+def test_valid_ticket_counts_are_filled_from_the_tickets(tmp_path):
+    from sqlalchemy import text
+
+    url = f"sqlite:///{tmp_path / 'tickets.sqlite3'}"
+    flask_db(url, tmp_path, "upgrade", "e4b9c2d7f160")
+    engine = create_engine(url)
+    try:
+        with engine.begin() as connection:
+            connection.exec_driver_sql("PRAGMA foreign_keys=OFF")
+            inspector = inspect(connection)
+            for pid in (7, 8):
+                _insert(connection, inspector, "participations", id=pid, user_id=pid)
+            for number, (pid, voided) in enumerate(((7, None), (7, "2026-01-02 00:00:00"), (7, None), (8, None)), 1):
+                _insert(connection, inspector, "tickets", participation_id=pid, number=number, voided_at=voided)
+        flask_db(url, tmp_path, "upgrade")
+        with engine.connect() as connection:
+            assert connection.execute(text("SELECT id, tickets_valid FROM participations ORDER BY id")).all() == [
+                (7, 2), (8, 1)]
+        flask_db(url, tmp_path, "downgrade", "e4b9c2d7f160")
+    finally:
+        engine.dispose()
+
+
 def test_da_running_sums_are_filled_from_the_answers_given(tmp_path):
     """Issue 30: a DA volunteer's sums, folded from the answers already
     stored (a bad reference after its original, one before it, a repeat, one

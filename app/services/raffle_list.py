@@ -137,22 +137,28 @@ def _tickets(campaign, frozen, *columns):
 
 
 def length(campaign, frozen):
-    """How many tickets the list has, counted by the holders' state (one
-    row per state, ``quality.left_out_volunteer`` deciding) without reading
-    the list: the dashboard's figure, whatever the number of tickets."""
+    """How many tickets the list has: the holders' counts of valid tickets
+    (``Participation.tickets_valid``) summed by their state, one row per
+    state (``quality.left_out_volunteer`` deciding), without reading a
+    ticket: the dashboard's figure. Once the list froze no ticket is won or
+    voided, so the counts are those of the moment it froze."""
     before = (lambda column: column.is_not(None)) if frozen is None else (lambda column: column < frozen)
     state = [before(Participation.dismissed_at), before(Participation.held_at)]
     if protocols.of(campaign).USES_CONTROLS:
         state.append(research.untested_condition(campaign.check_every))
+    holders = (select(func.sum(Participation.tickets_valid), *state)
+               .join(User, User.id == Participation.user_id)
+               .where(Participation.campaign_id == campaign.id, before(User.email_confirmed_at),
+                      Participation.tickets_valid > 0)
+               .group_by(*state))
 
     def counted(query):
-        return sum(n for n, *flags in db.session.execute(query.group_by(*state)) if not _reason(flags))
+        return sum(int(n) for n, *flags in db.session.execute(query) if not _reason(flags))
 
-    every = counted(_tickets(campaign, frozen, func.count(Ticket.id), *state))
+    every = counted(holders)
     dropped = sorted(counting.dropped(campaign))
     for start in range(0, len(dropped), research.IN_CHUNK):
-        every -= counted(_tickets(campaign, frozen, func.count(Ticket.id), *state).where(
-            Participation.id.in_(dropped[start:start + research.IN_CHUNK])))
+        every -= counted(holders.where(Participation.id.in_(dropped[start:start + research.IN_CHUNK])))
     return every
 
 

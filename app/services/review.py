@@ -256,6 +256,7 @@ def void_ticket(campaign, participation, number, now):
     if refused:
         raise ReviewError(refused)
     ticket.voided_at = now
+    rewards.ticket_voided(participation.id)
     rewards.list_changed(campaign.id)
     db.session.flush()
     return ticket

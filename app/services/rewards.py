@@ -23,12 +23,36 @@ def award_ticket(campaign_id, participation_id, position, now):
     transaction commits (``database.at_commit``), after the sentence and slot
     it answered: the lock order of ``assignment``."""
     params = {"campaign_id": campaign_id, "participation_id": participation_id, "position": position, "now": now}
+    execute(_VALID_MOVED, {"participation_id": participation_id, "delta": 1})
     if dialect_name() == "postgresql":
         at_commit(_TICKET_AT_COMMIT, params, key=_TICKET)
         return None
     number = execute(_take_number, {"campaign_id": campaign_id}).scalar() - 1
     execute(_INSERT_TICKET, {**params, "number": number})
     return number
+
+
+# A volunteer's count of valid tickets, moved by one award or void (relative:
+# the commit's counters statement leaves the column alone).
+_VALID_MOVED = (
+    update(Participation.__table__)
+    .where(Participation.id == bindparam("participation_id"))
+    .values(tickets_valid=Participation.tickets_valid + bindparam("delta", type_=Participation.tickets_valid.type))
+)
+
+
+def ticket_voided(participation_id):
+    """Count one of the volunteer's tickets void (``review.void_ticket``)."""
+    execute(_VALID_MOVED, {"participation_id": participation_id, "delta": -1})
+
+
+def recount_valid(campaign_id):
+    """Set every volunteer's count of valid tickets from the tickets (a
+    repair, and for benchmarks that build states by inserting rows)."""
+    valid = select(func.count(Ticket.id)).where(Ticket.participation_id == Participation.id,
+                                                Ticket.voided_at.is_(None)).scalar_subquery()
+    db.session.execute(update(Participation).where(Participation.campaign_id == campaign_id)
+                       .values(tickets_valid=valid))
 
 
 # Takes the campaign's next ticket number.
@@ -158,3 +182,5 @@ def void_tickets(participation_id, now):
         .where(Ticket.participation_id == participation_id, Ticket.voided_at.is_(None))
         .values(voided_at=now)
     )
+    db.session.execute(update(Participation.__table__).where(Participation.id == participation_id)
+                       .values(tickets_valid=0))

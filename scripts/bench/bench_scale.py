@@ -348,15 +348,16 @@ def fill_da_sums(app, cid):
 
 
 def fill_dashboard_totals(app, cid):
-    """The dashboard's totals and the volunteers' export-row counters each judgment moves (services/totals,
-    services/research), counted from the rows by the app's ``recount``s."""
+    """The dashboard's totals and the volunteers' export-row and valid-ticket counters each judgment moves
+    (services/totals, research, rewards), counted from the rows by the app's recounts."""
     from app.extensions import db
-    from app.services import research
+    from app.services import research, rewards
     from app.services import totals as dashboard_totals
 
     with app.app_context():
         dashboard_totals.recount(cid)
         research.recount(cid)
+        rewards.recount_valid(cid)
         db.session.commit()
 
 
