@@ -44,11 +44,12 @@ def published_now(campaign, now=None):
     return raffle_list.published(campaign, frozen_at(campaign, commitment(campaign), now), now)
 
 
-def list_counts_now(campaign, now=None):
+def list_counts_now(campaign, now=None, dropped=None):
     """(valid tickets, tickets on the published list) now, counted without
     reading the list (``raffle_list.valid``, ``length``): the dashboard's figures."""
     now = now or utcnow()
-    return raffle_list.valid(campaign), raffle_list.length(campaign, frozen_at(campaign, commitment(campaign), now))
+    frozen = frozen_at(campaign, commitment(campaign), now)
+    return raffle_list.valid(campaign), raffle_list.length(campaign, frozen, dropped)
 
 
 def voids(campaign):
