@@ -3,6 +3,8 @@
 import random
 from datetime import timedelta
 
+import pytest
+
 from sqlalchemy import select
 
 from app.extensions import db
@@ -30,6 +32,22 @@ def test_equal_against_the_crowd():
     assert holds.crowd_equal_share(4, 400) == holds.EQUAL_FLOOR  # never compared with almost none
     assert holds.equal_p(20, 22, 0.1) < 1e-12
     assert holds.equal_p(4, 22, 0.2) > 0.3
+
+
+def test_the_tails_are_the_binomial_distributions():
+    # Known values: 2 x 0.5^22, and scipy.stats.binom's survival function
+    # (the slower reference) over every count, the edges included.
+    from scipy.stats import binom
+
+    assert holds.same_side_p(22, 0) == pytest.approx(2 * 0.5 ** 22, rel=1e-12)
+    for tests in (1, 7, 20, 63):
+        for equal in range(tests + 1):
+            for share in (0.1, 1 / 3, 0.5):
+                assert holds.equal_p(equal, tests, share) == pytest.approx(binom.sf(equal - 1, tests, share), abs=1e-14)
+        for left in range(tests + 1):
+            reference = min(1.0, 2 * binom.sf(max(left, tests - left) - 1, tests, 0.5))
+            assert holds.same_side_p(left, tests - left) == pytest.approx(reference, abs=1e-14)
+    assert holds.equal_p(0, 10, 0.3) == 1.0
 
 
 def test_the_signs_and_their_settings():
