@@ -167,6 +167,8 @@ class Campaign(db.Model):
     collected_judgments = db.Column(db.Integer, nullable=False, default=0)
     over_collected = db.Column(db.Integer, nullable=False, default=0)
     equal_judgments = db.Column(db.Integer, nullable=False, default=0)  # the crowd's "equal" answers
+    # Volunteers joined and not dismissed: the ranking's public figure (counters.count_for_campaign).
+    volunteers = db.Column(db.Integer, nullable=False, default=0, server_default="0")
     next_ticket = db.Column(db.Integer, nullable=False, default=1)
     # Moved with every change of who counts or of a ticket's validity, in its
     # transaction (rewards.list_changed): the raffle's cached list checks it.
@@ -349,7 +351,7 @@ class Participation(db.Model):
         Index("ix_participations_ranking", "campaign_id", text("items_counted DESC"), "reached_count_at", "id",
               "user_id", sqlite_where=text("dismissed_at IS NULL AND held_at IS NULL"),
               postgresql_where=text("dismissed_at IS NULL AND held_at IS NULL")),
-        # The last comer and the number of volunteers (not dismissed).
+        # The last comer (not dismissed).
         Index("ix_participations_newest", "campaign_id", "joined_at", "id", "held_at",
               sqlite_where=text("dismissed_at IS NULL"), postgresql_where=text("dismissed_at IS NULL")),
     )

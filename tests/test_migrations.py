@@ -220,6 +220,30 @@ def test_valid_ticket_counts_are_filled_from_the_tickets(tmp_path):
         engine.dispose()
 
 
+def test_campaign_volunteer_counts_are_filled_from_the_volunteers(tmp_path):
+    from sqlalchemy import text
+
+    url = f"sqlite:///{tmp_path / 'volunteers.sqlite3'}"
+    flask_db(url, tmp_path, "upgrade", "f2c6a9d4b371")
+    engine = create_engine(url)
+    try:
+        with engine.begin() as connection:
+            connection.exec_driver_sql("PRAGMA foreign_keys=OFF")
+            inspector = inspect(connection)
+            for cid in (1, 2, 3):
+                _insert(connection, inspector, "campaigns", id=cid, slug=f"c{cid}")
+            for pid, (cid, dismissed) in enumerate(((1, None), (1, "2026-01-02 00:00:00"), (1, None), (2, None)), 1):
+                _insert(connection, inspector, "participations", id=pid, user_id=pid, campaign_id=cid,
+                        dismissed_at=dismissed)
+        flask_db(url, tmp_path, "upgrade")
+        with engine.connect() as connection:
+            assert connection.execute(text("SELECT id, volunteers FROM campaigns ORDER BY id")).all() == [
+                (1, 2), (2, 1), (3, 0)]
+        flask_db(url, tmp_path, "downgrade", "f2c6a9d4b371")
+    finally:
+        engine.dispose()
+
+
 def test_da_running_sums_are_filled_from_the_answers_given(tmp_path):
     """Issue 30: a DA volunteer's sums, folded from the answers already
     stored (a bad reference after its original, one before it, a repeat, one

@@ -46,6 +46,24 @@ def judge_items(client, n=1, slug="test"):
     return data
 
 
+def test_the_volunteers_figure_follows_joins_and_dismissals(app, make_campaign):
+    """The public count is kept on the campaign's row (issue 30): each join
+    adds one, a dismissal takes one away, and it equals a count of the rows."""
+    from app.models import Campaign
+    from app.models import utcnow
+    from app.services import review
+
+    campaign = make_campaign()
+    clients = [_login_client(app, n=n) for n in (1, 2, 3)]
+    assert leaderboard.build_top(campaign.id).volunteers == 3
+    judge_items(clients[0], 1)
+    review.dismiss(campaign, db.session.scalar(select(Participation).limit(1)), "spam", utcnow())
+    db.session.commit()
+    counted = db.session.scalar(select(func.count()).select_from(Participation).where(
+        Participation.dismissed_at.is_(None)))
+    assert counted == 2 == db.session.scalar(select(Campaign.volunteers)) == leaderboard.build_top(campaign.id).volunteers
+
+
 def test_unauthenticated_connections_are_refused(app, make_campaign):
     make_campaign()
     sio = socketio.test_client(app, flask_test_client=app.test_client())

@@ -9,6 +9,7 @@ from werkzeug.security import generate_password_hash
 from ..extensions import db
 from ..models import Campaign, Participation, User, utcnow
 from . import names
+from .counters import count_for_campaign
 
 
 def _fingerprint(user):
@@ -81,6 +82,7 @@ def join_campaign(user, campaign, source_level, target_level, now=None):
     )
     db.session.add(participation)
     db.session.flush()
+    count_for_campaign(campaign.id, volunteers=1)
     return participation
 
 

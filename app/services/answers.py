@@ -124,6 +124,5 @@ def dismiss(campaign, participation, reason, now):
             change_holds(item.slot_id, item.sentence_id, -1, -1)
             discarded += 1
             equal += item.choice == "equal"
-    if discarded:
-        count_for_campaign(campaign.id, collected=-discarded, equal=-equal)
+    count_for_campaign(campaign.id, collected=-discarded, equal=-equal, volunteers=-1)
     rewards.void_tickets(participation.id, now)

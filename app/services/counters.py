@@ -1,7 +1,7 @@
 """The counters every judgment moves, kept in place so that choosing the next
 item never counts judgments: a sentence's and a slot's pending and
 collected judgments, a volunteer's items and controls, the campaign's
-collected and over-collected judgments.
+collected and over-collected judgments and its volunteers.
 
 A slot and its sentence move together, the sentence first (the lock order
 of ``assignment``). A volunteer's counters change in the object at once and
@@ -41,7 +41,7 @@ _BUMP_SLOT = (
 )
 # The campaign counts an over-collected judgment when the slot just
 # collected has more than its target (decided by the database, at the commit).
-_COUNT_JUDGMENTS = (
+_COUNT_FOR_CAMPAIGN = (
     update(Campaign.__table__)
     .where(Campaign.id == bindparam("campaign_id"))
     .values(
@@ -52,6 +52,7 @@ _COUNT_JUDGMENTS = (
         .where(Slot.id == bindparam("over_slot", type_=Slot.id.type), Slot.collected > Slot.target)
         .scalar_subquery(),
         equal_judgments=Campaign.equal_judgments + bindparam("equal", type_=Campaign.equal_judgments.type),
+        volunteers=Campaign.volunteers + bindparam("volunteers", type_=Campaign.volunteers.type),
     )
 )
 # A volunteer's counters and hold, written by one statement with the commit.
@@ -102,16 +103,17 @@ def count_answer(campaign_id, moment):
     totals.answered(campaign_id, moment)
 
 
-def count_for_campaign(campaign_id, collected=0, over_slot=None, equal=0):
-    """Change the campaign's judgment counters when the transaction commits.
+def count_for_campaign(campaign_id, collected=0, over_slot=None, equal=0, volunteers=0):
+    """Change the campaign's counters when the transaction commits.
     ``over_slot``: a slot just collected (by a statement run before the
     counters); one more over-collected judgment if it now has more than its
-    target. ``equal``: judgments answered "equal" (the crowd's share)."""
+    target. ``equal``: judgments answered "equal" (the crowd's share).
+    ``volunteers``: joined (+1) or dismissed (-1)."""
     counts = db.session.info.setdefault(_CAMPAIGNS, {})
-    before = counts.get(campaign_id, (0, None, 0))
+    before = counts.get(campaign_id, (0, None, 0, 0))
     if over_slot is not None and before[1] is not None:
         raise ValueError("one collected slot per campaign and transaction")
-    counts[campaign_id] = (before[0] + collected, over_slot or before[1], before[2] + equal)
+    counts[campaign_id] = (before[0] + collected, over_slot or before[1], before[2] + equal, before[3] + volunteers)
 
 
 def set_counters(participation, **values):
@@ -121,6 +123,13 @@ def set_counters(participation, **values):
     for key, value in values.items():
         set_committed_value(participation, key, value)
     db.session.info.setdefault(_VOLUNTEERS, {})[participation.id] = participation
+
+
+def recount_volunteers(campaign_id):
+    """Count a campaign's volunteers not dismissed afresh (a repair, and for
+    benchmarks that build states by inserting rows)."""
+    db.session.execute(update(Campaign).where(Campaign.id == campaign_id).values(volunteers=select(func.count()).where(
+        Participation.campaign_id == campaign_id, Participation.dismissed_at.is_(None)).scalar_subquery()))
 
 
 @event.listens_for(Session, "before_commit")
@@ -135,10 +144,11 @@ def _write_counters(session):
                           **{f"new_{key}": getattr(participation, key) for key in VOLUNTEER_COUNTERS}})
         for participation_id, participation in sorted(volunteers.items())
     ])
-    for campaign_id, (collected, slot, equal) in sorted(campaigns.items()):
-        if collected or slot:
-            session.connection().execute(
-                _COUNT_JUDGMENTS, {"campaign_id": campaign_id, "collected": collected, "over_slot": slot, "equal": equal})
+    for campaign_id, (collected, slot, equal, joined) in sorted(campaigns.items()):
+        if collected or slot or joined:
+            session.connection().execute(_COUNT_FOR_CAMPAIGN, {
+                "campaign_id": campaign_id, "collected": collected, "over_slot": slot, "equal": equal,
+                "volunteers": joined})
     # After the campaign's row: a ticket or a raffle version kept for the commit
     # locks that row before anything here, so every transaction locks it before
     # the totals' rows (in the other order two judgments deadlocked on PostgreSQL).

@@ -167,9 +167,12 @@ _FIRST = (Participation.items_counted.desc(), Participation.reached_count_at.asc
 _LAST = (Participation.items_counted.asc(), Participation.reached_count_at.desc(), Participation.id.desc())
 
 
-def _ranked(campaign_id, *columns):
-    """The ranked volunteers of a campaign (the rules above); the index
-    ix_participations_ranking answers it in the ranking's order."""
+def _ranked(campaign_id, *columns, more_than=0):
+    """The ranked volunteers of a campaign (the rules above) with more than
+    ``more_than`` counted items; the index ix_participations_ranking answers
+    it in the ranking's order. The bound is one condition, not a second one
+    beside "more than 0": given both, SQLite walked the index from the
+    lowest counts up, past every volunteer below (1.6 ms at 20,000)."""
     return (
         select(*(columns or _ENTRY))
         .select_from(Participation)
@@ -178,7 +181,7 @@ def _ranked(campaign_id, *columns):
             Participation.campaign_id == campaign_id,
             Participation.dismissed_at.is_(None),
             Participation.held_at.is_(None),
-            Participation.items_counted > 0,
+            Participation.items_counted > more_than,
             User.email_confirmed_at.is_not(None),  # one person, one account: unconfirmed ones win nothing
         )
     )
@@ -186,19 +189,20 @@ def _ranked(campaign_id, *columns):
 
 def _public_figures(campaign_id):
     """(volunteers, last comer, collected, target)."""
-    newest = Participation.campaign_id == campaign_id, Participation.dismissed_at.is_(None)  # ix_participations_newest
-    volunteers = db.session.scalar(select(func.count()).select_from(Participation).where(*newest))
     newest = db.session.execute(
         select(User.username, User.hide_from_ranking)
         .join(Participation, Participation.user_id == User.id)
-        .where(*newest, Participation.held_at.is_(None))  # a held volunteer's name is not shown anywhere public
+        .where(Participation.campaign_id == campaign_id, Participation.dismissed_at.is_(None),  # ix_participations_newest
+               Participation.held_at.is_(None))  # a held volunteer's name is not shown anywhere public
         .order_by(Participation.joined_at.desc(), Participation.id.desc())
         .limit(1)
     ).first()
     last_comer = None
     if newest is not None:
         last_comer = {"n": None if newest.hide_from_ranking else newest.username}
-    target = db.session.scalar(select(Campaign.target_judgments).where(Campaign.id == campaign_id))
+    # The count is kept on the campaign's row (counters.count_for_campaign): counting rows grew with the campaign.
+    volunteers, target = db.session.execute(
+        select(Campaign.volunteers, Campaign.target_judgments).where(Campaign.id == campaign_id)).one()
     # As it stood at the start of the period: no answer's kind shows in it (counters.public_collected).
     collected = counters.public_collected(campaign_id, current_app.config.get("BOZKA_PUBLIC_FIGURES_SECONDS", 60))
     return volunteers, last_comer, collected, target
@@ -238,7 +242,7 @@ def standing(campaign_id, participation_id, k=NEIGHBOURS, ranks=None):
     count, after_me = Participation.items_counted, tuple_(Participation.reached_count_at, Participation.id)
     mine = (me.reached, me.participation_id)
     above = _rows(campaign_id, k, (count == me.count, after_me < mine), _LAST[1:])
-    above += _rows(campaign_id, k - len(above), (count > me.count,), _LAST)
+    above += _rows(campaign_id, k - len(above), (), _LAST, more_than=me.count)
     below = _rows(campaign_id, k, (count == me.count, after_me > mine), _FIRST[1:])
     below += _rows(campaign_id, k - len(below), (count < me.count,), _FIRST)
     window = above[::-1] + [me] + below
@@ -250,11 +254,11 @@ def standing(campaign_id, participation_id, k=NEIGHBOURS, ranks=None):
         entry.public(ranks[entry.count], me=entry is me) for entry in window])
 
 
-def _rows(campaign_id, n, conditions, order):
+def _rows(campaign_id, n, conditions, order, more_than=0):
     if n <= 0:
         return []
     return [Entry(*row) for row in db.session.execute(
-        _ranked(campaign_id).where(*conditions).order_by(*order).limit(n))]
+        _ranked(campaign_id, more_than=more_than).where(*conditions).order_by(*order).limit(n))]
 
 
 def _ranks_of(campaign_id, counts):
@@ -269,9 +273,10 @@ def _ranks_of(campaign_id, counts):
 
     sums = [func.coalesce(func.sum(case((Participation.items_counted > c, 1), else_=0)), 0) for c in counts]
     listed = db.session.execute(ahead(select(*sums).select_from(Participation))).one()
-    unconfirmed = db.session.execute(ahead(
-        select(*sums).select_from(User).join(Participation, Participation.user_id == User.id)
-        .where(User.email_confirmed_at.is_(None)))).one()
+    # IN, not a join: with a join SQLite looked up the user of every volunteer
+    # ahead (5 ms at 20,000); this walks the unconfirmed and finds their rows.
+    unconfirmed = db.session.execute(ahead(select(*sums).select_from(Participation).where(
+        Participation.user_id.in_(select(User.id).where(User.email_confirmed_at.is_(None)))))).one()
     return {c: 1 + n - u for c, n, u in zip(counts, listed, unconfirmed)}
 
 

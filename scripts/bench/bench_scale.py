@@ -348,14 +348,15 @@ def fill_da_sums(app, cid):
 
 
 def fill_dashboard_totals(app, cid):
-    """The dashboard's totals and the volunteers' export-row and valid-ticket counters each judgment moves
-    (services/totals, research, rewards), counted from the rows by the app's recounts."""
+    """The dashboard's totals, the campaign's volunteers and the volunteers' export-row and valid-ticket
+    counters (services/totals, counters, research, rewards), counted from the rows by the app's recounts."""
     from app.extensions import db
-    from app.services import research, rewards
+    from app.services import counters, research, rewards
     from app.services import totals as dashboard_totals
 
     with app.app_context():
         dashboard_totals.recount(cid)
+        counters.recount_volunteers(cid)
         research.recount(cid)
         rewards.recount_valid(cid)
         db.session.commit()
