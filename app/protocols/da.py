@@ -418,4 +418,7 @@ def dropped(campaign):
     return da_dashboard.dropped(campaign)
 
 
+dropped_condition = da_dashboard.dropped_condition
+
+
 review_judgments = da_review.judgments_of

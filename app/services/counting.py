@@ -19,6 +19,13 @@ def dropped(campaign):
     return protocol.dropped(campaign) if hasattr(protocol, "dropped") else set()
 
 
+def dropped_condition(campaign):
+    """The same as a condition on a participation, for grouped counts
+    (the dashboard's figures, the raffle list's length), or None."""
+    protocol = protocols.of(campaign)
+    return protocol.dropped_condition(campaign) if hasattr(protocol, "dropped_condition") else None
+
+
 def reasons(campaign, at=None, rows=None, ids=None, left_out=None):
     """{participation id: why they do not count, or None}; with ``at`` (the
     moment the raffle's list froze) a dismissal or hold from then on does

@@ -122,6 +122,14 @@ def dropped(campaign):
     return set(db.session.scalars(_DROPPED.where(DaJudge.campaign_id == campaign.id)))
 
 
+def dropped_condition(campaign):
+    """``dropped`` as a condition on a participation (the database reads
+    the verdicts; no list of ids): dismissed or held volunteers are left
+    out for that first, wherever it is used (``quality.left_out_volunteer``)."""
+    return Participation.id.in_(select(DaJudge.participation_id).where(
+        DaJudge.campaign_id == campaign.id, DaJudge.status == da_quality.UNRELIABLE))
+
+
 def summary(campaign, volunteers):
     """The DA dashboard's figures; ``volunteers``: the shared dashboard's
     ``volunteer_figures``."""

@@ -80,7 +80,7 @@ def summary(campaign, now):
     of the campaign's protocol (``dashboard``), shown by its ``PANEL``."""
     protocol = protocols.of(campaign)
     check_every = campaign.check_every if protocol.USES_CONTROLS else None
-    dropped = counting.dropped(campaign)  # the DA judge test's verdicts, read once a fetch
+    dropped = counting.dropped_condition(campaign)  # the DA judge test's verdicts, as a condition
     volunteers = volunteer_figures.read(campaign.id, check_every, dropped)
     profile = volunteer_figures.profile_counts(campaign.id)
     registered = volunteers.registered

@@ -25,7 +25,7 @@ import hashlib
 import threading
 from dataclasses import dataclass, field
 
-from sqlalchemy import bindparam, func, or_, select
+from sqlalchemy import bindparam, false, func, or_, select
 
 from ..extensions import db
 from ..models import Campaign, Participation, Ticket, User
@@ -142,25 +142,18 @@ def length(campaign, frozen, dropped=None):
     state (``quality.left_out_volunteer`` deciding), without reading a
     ticket: the dashboard's figure. Once the list froze no ticket is won or
     voided, so the counts are those of the moment it froze. ``dropped``:
-    ``counting.dropped(campaign)`` when the caller has it."""
+    ``counting.dropped_condition(campaign)`` when the caller has it."""
     before = (lambda column: column.is_not(None)) if frozen is None else (lambda column: column < frozen)
-    state = [before(Participation.dismissed_at), before(Participation.held_at)]
-    if protocols.of(campaign).USES_CONTROLS:
-        state.append(research.untested_condition(campaign.check_every))
-    holders = (select(func.sum(Participation.tickets_valid), *state)
+    dropped = counting.dropped_condition(campaign) if dropped is None else dropped
+    untested = research.untested_condition(campaign.check_every) if protocols.of(campaign).USES_CONTROLS else None
+    state = (before(Participation.dismissed_at), before(Participation.held_at), dropped, untested)
+    # None: the rule does not apply. Selected as false, never grouped on (a constant there is a column number).
+    holders = (select(func.sum(Participation.tickets_valid), *(false() if flag is None else flag for flag in state))
                .join(User, User.id == Participation.user_id)
                .where(Participation.campaign_id == campaign.id, before(User.email_confirmed_at),
                       Participation.tickets_valid > 0)
-               .group_by(*state))
-
-    def counted(query):
-        return sum(int(n) for n, *flags in db.session.execute(query) if not _reason(flags))
-
-    every = counted(holders)
-    dropped = sorted(counting.dropped(campaign) if dropped is None else dropped)
-    for start in range(0, len(dropped), research.IN_CHUNK):
-        every -= counted(holders.where(Participation.id.in_(dropped[start:start + research.IN_CHUNK])))
-    return every
+               .group_by(*(flag for flag in state if flag is not None)))
+    return sum(int(n) for n, *flags in db.session.execute(holders) if not _reason(flags))
 
 
 def valid(campaign):
@@ -170,8 +163,9 @@ def valid(campaign):
 
 
 def _reason(flags):
-    dismissed, held, *untested = flags
-    return quality.left_out_volunteer(dismissed=bool(dismissed), held=bool(held), untested=any(untested))
+    dismissed, held, dropped, untested = flags
+    return quality.left_out_volunteer(dismissed=bool(dismissed), held=bool(held), dropped=bool(dropped),
+                                      untested=bool(untested))
 
 
 def _append(state, campaign, frozen, next_ticket):

@@ -8,29 +8,22 @@ as everywhere else.
 from collections import Counter
 from dataclasses import dataclass, field
 
-from sqlalchemy import func, select
+from sqlalchemy import false, func, select
 
 from ..extensions import db
 from ..models import Participation, User
 from . import quality, research
 
-IN_CHUNK = 500  # participations per query: a bounded number of parameters
-
 _STATES = (
     Participation.dismissed_reason, Participation.dismissed_at.is_not(None), Participation.held_at.is_not(None),
     Participation.items_answered, Participation.controls_seen_all,
 )
-_BY_STATE = select(*_STATES, func.count(), func.sum(Participation.controls_answered),
-                   func.sum(Participation.controls_failed)).group_by(*_STATES)
 
 PROFILE_KEYS = ("age_group", "studies_level", "studies_field", "source_level", "target_level")
 _PROFILE_COLUMNS = (User.age_group, User.studies_level, User.studies_field, Participation.source_level,
                     Participation.target_level)
 _BY_PROFILE = (select(*_PROFILE_COLUMNS, func.count()).join(User, User.id == Participation.user_id)
                .group_by(*_PROFILE_COLUMNS))
-
-_OF_IDS = select(Participation.dismissed_at.is_not(None), Participation.held_at.is_not(None),
-                 Participation.items_answered)
 
 
 @dataclass
@@ -64,14 +57,19 @@ class Volunteers:
         return sum(n for answers, n in self.took_part.items() if answers >= low and (high is None or answers <= high))
 
 
-def read(campaign_id, check_every=None, dropped=()):
+def read(campaign_id, check_every=None, dropped=None):
     """The figures of a campaign's volunteers. ``check_every``: pairwise's
     control check (a volunteer before it is untested), None for a protocol
-    without controls; ``dropped``: the participation ids its judge test
-    leaves out (DA)."""
+    without controls; ``dropped``: the condition on a participation that its
+    judge test leaves it out (``counting.dropped_condition``, DA), grouped
+    on like the rest of the state."""
     figures = Volunteers(who_counts=dict.fromkeys(("counted",) + quality.WHO_COUNTS, 0))
-    rows = db.session.execute(_BY_STATE.where(Participation.campaign_id == campaign_id))
-    for reason, dismissed, held, answered, seen_all, n, controls, failed in rows:
+    grouped = _STATES if dropped is None else (*_STATES, dropped)  # never a constant in GROUP BY: a column number
+    rows = db.session.execute(
+        select(*_STATES, false() if dropped is None else dropped, func.count(),
+               func.sum(Participation.controls_answered), func.sum(Participation.controls_failed))
+        .where(Participation.campaign_id == campaign_id).group_by(*grouped))
+    for reason, dismissed, held, answered, seen_all, is_dropped, n, controls, failed in rows:
         figures.registered += n
         figures.controls_answered += int(controls or 0)
         figures.controls_failed += int(failed or 0)
@@ -83,14 +81,7 @@ def read(campaign_id, check_every=None, dropped=()):
             continue
         if not reason:
             figures.took_part[answered] += n
-        figures.who_counts[_who(check_every, dismissed, held, answered) or "counted"] += n
-    # A dropped judge counts under "dropped" unless an earlier reason applies.
-    ids = sorted(dropped)
-    for start in range(0, len(ids), IN_CHUNK):
-        query = _OF_IDS.where(Participation.id.in_(ids[start:start + IN_CHUNK]), Participation.items_answered > 0)
-        for dismissed, held, answered in db.session.execute(query):
-            figures.who_counts[_who(check_every, dismissed, held, answered) or "counted"] -= 1
-            figures.who_counts[_who(check_every, dismissed, held, answered, dropped=True) or "counted"] += 1
+        figures.who_counts[_who(check_every, dismissed, held, answered, bool(is_dropped)) or "counted"] += n
     return figures
 
 
