@@ -624,6 +624,11 @@ def print_table(results):
             emits = results[("ranking-tick-emits", axis)]
             rows.append(["(personal messages per tick)", axis,
                          *[fmt(percentile(sorted(emits[s]), 50)) for s in sorted(emits)], "", "", ""])
+            # The terms: a tick's cost follows what changed (the messages it sends), not who is connected.
+            each = {s: percentile(sorted(ms / max(n, 1) for ms, n in zip(sizes[s], emits[s])), 50) for s in sorted(emits)}
+            growth = each[max(each)] / each[min(each)]
+            rows.append(["(tick per personal message)", axis, *[fmt(each[s], 2) for s in sorted(each)], "ms",
+                         fmt(growth, 2) + "x", "MET" if growth <= TARGET else "MISSED"])
         if name == "release-expired" and ("release-expired-released", axis) in results:
             freed = results[("release-expired-released", axis)]
             rows.append(["(reservations freed by the call)", axis,
