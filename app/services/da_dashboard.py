@@ -107,19 +107,12 @@ def judges(campaign):
     return count | {"judges": sum(count.values()), "left_out": count[da_quality.UNRELIABLE]}, scores
 
 
-_DROPPED = (
-    select(DaJudge.participation_id)
-    .join(Participation, Participation.id == DaJudge.participation_id)
-    .where(*_COUNTED, DaJudge.status == da_quality.UNRELIABLE)
-)
-
-
 def dropped(campaign):
     """The participation ids whose judges the analysis leaves out (its judge
     test, on the scores that count): ``quality.left_out_volunteer``'s
     "dropped", for the raffle and the dashboard's count of volunteers who
     count. Reads only their rows (the verdict is kept with the sums)."""
-    return set(db.session.scalars(_DROPPED.where(DaJudge.campaign_id == campaign.id)))
+    return set(db.session.scalars(select(Participation.id).where(*_COUNTED, dropped_condition(campaign))))
 
 
 def dropped_condition(campaign):

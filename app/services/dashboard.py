@@ -80,8 +80,7 @@ def summary(campaign, now):
     of the campaign's protocol (``dashboard``), shown by its ``PANEL``."""
     protocol = protocols.of(campaign)
     check_every = campaign.check_every if protocol.USES_CONTROLS else None
-    dropped = counting.dropped_condition(campaign)  # the DA judge test's verdicts, as a condition
-    volunteers = volunteer_figures.read(campaign.id, check_every, dropped)
+    volunteers = volunteer_figures.read(campaign.id, check_every, counting.dropped_condition(campaign))
     profile = volunteer_figures.profile_counts(campaign.id)
     registered = volunteers.registered
     active_now = db.session.scalar(
@@ -127,7 +126,7 @@ def summary(campaign, now):
         "sentences": sentence_histogram(campaign),
         "chart": answer_rate(campaign.id),
         "top": top_contributors(campaign),
-        "raffle": raffle_state(campaign, dropped),
+        "raffle": raffle_state(campaign),
     }
 
 
@@ -165,9 +164,9 @@ def sentence_histogram(campaign):
     return {"bins": bins, "nothing_to_judge": counts.get(totals.NOTHING_TO_JUDGE, 0)}
 
 
-def raffle_state(campaign, dropped=None):
+def raffle_state(campaign):
     record = db.session.scalar(select(RaffleCommitment).where(RaffleCommitment.campaign_id == campaign.id))
-    valid, listed = raffle.list_counts_now(campaign, dropped=dropped)
+    valid, listed = raffle.list_counts_now(campaign)
     return {
         "tickets": valid,
         "eligible": listed,  # the rule of who counts (counting.py)

@@ -44,12 +44,11 @@ def published_now(campaign, now=None):
     return raffle_list.published(campaign, frozen_at(campaign, commitment(campaign), now), now)
 
 
-def list_counts_now(campaign, now=None, dropped=None):
+def list_counts_now(campaign, now=None):
     """(valid tickets, tickets on the published list) now, counted without
     reading the list (``raffle_list.valid``, ``length``): the dashboard's figures."""
     now = now or utcnow()
-    frozen = frozen_at(campaign, commitment(campaign), now)
-    return raffle_list.valid(campaign), raffle_list.length(campaign, frozen, dropped)
+    return raffle_list.valid(campaign), raffle_list.length(campaign, frozen_at(campaign, commitment(campaign), now))
 
 
 def voids(campaign):

@@ -136,15 +136,14 @@ def _tickets(campaign, frozen, *columns):
             .where(Ticket.campaign_id == campaign.id, *_valid(frozen)))
 
 
-def length(campaign, frozen, dropped=None):
+def length(campaign, frozen):
     """How many tickets the list has: the holders' counts of valid tickets
     (``Participation.tickets_valid``) summed by their state, one row per
     state (``quality.left_out_volunteer`` deciding), without reading a
     ticket: the dashboard's figure. Once the list froze no ticket is won or
-    voided, so the counts are those of the moment it froze. ``dropped``:
-    ``counting.dropped_condition(campaign)`` when the caller has it."""
+    voided, so the counts are those of the moment it froze."""
     before = (lambda column: column.is_not(None)) if frozen is None else (lambda column: column < frozen)
-    dropped = counting.dropped_condition(campaign) if dropped is None else dropped
+    dropped = counting.dropped_condition(campaign)
     untested = research.untested_condition(campaign.check_every) if protocols.of(campaign).USES_CONTROLS else None
     state = (before(Participation.dismissed_at), before(Participation.held_at), dropped, untested)
     # None: the rule does not apply. Selected as false, never grouped on (a constant there is a column number).
