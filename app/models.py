@@ -600,6 +600,9 @@ class Ticket(db.Model):
         UniqueConstraint("campaign_id", "number"),
         # The raffle page's latest voids, read at each view (raffle_list).
         Index("ix_tickets_voided", "campaign_id", "voided_at"),
+        # A volunteer's latest valid numbers, which every judgment carries (assignment's lock).
+        Index("ix_tickets_valid_latest", "participation_id", "number", sqlite_where=text("voided_at IS NULL"),
+              postgresql_where=text("voided_at IS NULL")),
     )
     id = db.Column(db.Integer, primary_key=True)
     campaign_id = db.Column(db.Integer, db.ForeignKey("campaigns.id"), nullable=False)

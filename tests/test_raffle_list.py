@@ -160,10 +160,11 @@ def test_a_reply_carries_the_count_and_the_latest_five_tickets(app, make_campaig
     participation = _participation("ane")
     campaign = db.session.scalar(select(Campaign))
     now = utcnow()
-    for number in range(1, 61):
+    for number in range(1, 62):  # the last one voided: neither shown nor counted
         db.session.add(Ticket(campaign_id=campaign.id, participation_id=participation.id, number=number,
-                              item_position=10 * number, created_at=now))
-    campaign.next_ticket = 61
+                              item_position=10 * number, created_at=now, voided_at=now if number == 61 else None))
+    campaign.next_ticket = 62
+    rewards.recount_valid(campaign.id)  # the count award and void keep, for tickets inserted here
     db.session.commit()
     data = _judge(client, 1)
     assert data["tickets_count"] == 60 and data["tickets"] == [56, 57, 58, 59, 60]

@@ -35,6 +35,7 @@ from ..extensions import db
 from ..models import Item, Participation, Sentence, Ticket
 from . import reservations
 from .counters import set_counters
+from .rewards import LATEST_SHOWN
 
 # The statements of the judging path are built once, with bound parameters
 # (SQLAlchemy compiles each once and caches it).
@@ -48,16 +49,21 @@ _by_user = (_participations.c.user_id == bindparam("lock_user_id")) & (
 
 
 def _lock_statement(which, participation_id):
-    """The lock, returning the participation and the volunteer's valid ticket
-    numbers (comma-separated). The tickets' subquery names the participation
-    by bound parameters, not by correlation: SQLAlchemy writes RETURNING
-    columns unqualified on SQLite, where a correlated ``id`` would be the
-    ticket's."""
-    tickets = (
-        select(func.aggregate_strings(cast(Ticket.number, String), literal_column("','")))
+    """The lock, returning the participation and the volunteer's latest
+    valid ticket numbers (``rewards.LATEST_SHOWN``, comma-separated): a
+    walk back along the tickets' index, the same cost at 5 tickets or 500
+    (the count is the participation's ``tickets_valid``). The tickets'
+    subquery names the participation by bound parameters, not by
+    correlation: SQLAlchemy writes RETURNING columns unqualified on SQLite,
+    where a correlated ``id`` would be the ticket's."""
+    latest = (
+        select(Ticket.number)
         .where(Ticket.participation_id == participation_id, Ticket.voided_at.is_(None))
-        .scalar_subquery()
+        .order_by(Ticket.number.desc())
+        .limit(LATEST_SHOWN)
+        .subquery()
     )
+    tickets = select(func.aggregate_strings(cast(latest.c.number, String), literal_column("','"))).scalar_subquery()
     return (
         update(Participation)
         .where(which)
@@ -87,9 +93,10 @@ def lock_participation(participation_id):
 
 def lock_volunteer(participation_id=None, *, user_id=None, campaign_id=None):
     """Serialise one volunteer's requests (by participation id, or by user
-    and campaign); returns the fresh participation and the volunteer's valid
-    ticket numbers, in one statement. (None, ()) if there is no such
-    participation (a user who has not joined the campaign)."""
+    and campaign); returns the fresh participation and the volunteer's latest
+    valid ticket numbers (at most ``rewards.LATEST_SHOWN``, in the order
+    won), in one statement. (None, ()) if there is no such participation (a
+    user who has not joined the campaign)."""
     if participation_id is not None:
         row = db.session.execute(_LOCK_BY_ID, {"lock_participation_id": participation_id}).first()
     else:

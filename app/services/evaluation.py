@@ -20,7 +20,8 @@ class Step:
     status: str  # ok, accepted, stale, dismissed, finished, closed, capped
     item: object = None
     answered: int = 0  # answers that count (participation.items_counted)
-    tickets: tuple = ()
+    tickets: tuple = ()  # the latest valid ticket numbers (rewards.LATEST_SHOWN), in the order won
+    tickets_count: int = 0  # every valid ticket of the volunteer's
     new_ticket: int = None
     dismissal_reason: str = None
     texts: tuple = None  # the texts ``item`` shows, read in the step's transaction
@@ -35,8 +36,8 @@ def _finish(campaign, participation, tickets, status, now, rng, new_ticket=None,
             present=None, counted=True):
     """Complete a step: the item to show (serving one if needed), then commit.
 
-    ``tickets`` are the volunteer's valid ticket numbers (as read with the lock,
-    with any won in this transaction).
+    ``tickets`` are the volunteer's latest valid ticket numbers and how many
+    they have (as read with the lock, with any won in this transaction).
 
     ``current`` is the volunteer's unanswered item when the caller knows it
     (None right after an accepted answer: there is at most one). ``present``,
@@ -60,7 +61,8 @@ def _finish(campaign, participation, tickets, status, now, rng, new_ticket=None,
         status=status,
         item=item,
         answered=participation.items_counted,
-        tickets=tickets if not participation.is_dismissed else (),
+        tickets=tickets.latest if not participation.is_dismissed else (),
+        tickets_count=tickets.count if not participation.is_dismissed else 0,
         new_ticket=new_ticket,
         dismissal_reason=reason,
         texts=item_texts(campaign, item) if item is not None else None,
@@ -143,10 +145,20 @@ class Volunteer:
     user_id: int
 
 
+@dataclass(frozen=True)
+class Tickets:
+    latest: tuple  # the latest valid numbers, in the order won
+    count: int  # all the valid ones
+
+
 def _lock(campaign, who):
+    """The locked participation (None if not joined) and its ``Tickets``,
+    the count as the lock read it (a ticket won later adds one)."""
     if isinstance(who, Volunteer):
-        return assignment.lock_volunteer(user_id=who.user_id, campaign_id=campaign.id)
-    return assignment.lock_volunteer(who)
+        participation, latest = assignment.lock_volunteer(user_id=who.user_id, campaign_id=campaign.id)
+    else:
+        participation, latest = assignment.lock_volunteer(who)
+    return participation, Tickets(latest, participation.tickets_valid if participation is not None else 0)
 
 
 @retrying
@@ -205,8 +217,8 @@ def _answer_and_next(campaign, participation_id, token, choice, now, rng, presen
         return None
     outcome = answers.submit(campaign, participation, token, choice, now)
     ticket = outcome.new_ticket
-    if ticket is not None:
-        tickets = tuple(sorted((*tickets, ticket)))
+    if ticket is not None:  # won after the lock read the latest and the count
+        tickets = Tickets(rewards.latest(tuple(sorted((*tickets.latest, ticket)))), tickets.count + 1)
     # After an accepted answer the volunteer has no unanswered item left.
     current = None if outcome.status == "accepted" else _UNKNOWN
     return _finish(campaign, participation, tickets, outcome.status, now, rng, ticket, outcome.dismissal_reason,
@@ -240,6 +252,7 @@ def step_payload(campaign, step):
         "counted": step.counted,
         "held": step.held,
         "tickets": list(step.tickets),
+        "tickets_count": step.tickets_count,
         "new_ticket": step.new_ticket,
         "item": None,
     }

@@ -24,24 +24,26 @@ def _catalogue():
     return catalogue
 
 
-def tickets_summary(answered, tickets, raffle_every, under_review=False, next_ticket=False, latest=False):
+def tickets_summary(answered, tickets, raffle_every, under_review=False, next_ticket=False, count=None):
     """HTML: "You have judged N sentences." (the answers that count) and the
     raffle numbers (or how to earn one); ``under_review``: a neutral word
     that the volunteer is held for review. The catalogue's messages are
     trusted, as in the templates; every value filled in is a number (``%d``),
     so nothing needs escaping. ``next_ticket``: also how many more sentences
-    win the next raffle number (the judging page). ``latest``: how many
-    numbers and the latest few (``rewards.LATEST_SHOWN``) when there are more,
-    so that what each judgment carries stays small; the welcome page lists all."""
+    win the next raffle number (the judging page). ``count``: how many
+    numbers the volunteer has when ``tickets`` are only the latest few
+    (``rewards.LATEST_SHOWN``, what each judgment carries); the welcome page
+    passes them all."""
     catalogue = _catalogue()
     judged = catalogue.ungettext(
         "You have judged %(num)d sentence.", "You have judged %(num)d sentences.", answered
     ) % {"num": answered}
-    if latest and len(tickets) > rewards.LATEST_SHOWN:
+    count = len(tickets) if count is None else count
+    if count > len(tickets):
         held = "%s <strong>%s</strong>" % (
             catalogue.ungettext("You have %(num)d raffle number; the latest:",
-                                "You have %(num)d raffle numbers; the latest:", len(tickets)) % {"num": len(tickets)},
-            ", ".join("%d" % number for number in rewards.latest(tickets)),
+                                "You have %(num)d raffle numbers; the latest:", count) % {"num": count},
+            ", ".join("%d" % number for number in tickets),
         )
     elif tickets:
         held = "%s <strong>%s</strong>" % (

@@ -9,8 +9,7 @@ from ..limits import small_body
 from ..extensions import db
 from ..models import Campaign, utcnow
 from .. import protocols, realtime
-from ..services import (accounts, announcements, assignment, evaluation, leaderboard, practice, raffle, reports,
-                        rewards)
+from ..services import accounts, announcements, assignment, evaluation, leaderboard, practice, raffle, reports
 from ..services.raffle_rules import iso
 from ..services.summary import participation_summary
 from ..web import campaign_or_404, participation_of, rng
@@ -135,7 +134,6 @@ def evaluate(slug):
         more_later = step.status == "finished" and assignment.more_may_come(campaign.id, participation.id)
         return render_template("volunteer/done.html", campaign=campaign, step=step, more_later=more_later)
     ranking = leaderboard.get(campaign.id)
-    latest = rewards.latest(step.tickets)  # what the page and the live message carry
     return render_template(
         "volunteer/evaluate.html",
         campaign=campaign,
@@ -145,8 +143,7 @@ def evaluate(slug):
         item_template=protocol.TEMPLATE,
         texts=protocol.payload(campaign, step.texts),
         board=ranking.public_payload(),
-        latest_tickets=latest,
-        me=ranking.personal_payload(participation.id, step.answered, step.held, latest),
+        me=ranking.personal_payload(participation.id, step.answered, step.held, step.tickets),
         report_form=ReportForm(formdata=None, item=step.item.token),
         announcement=announcements.for_volunteer(campaign.id, participation.announcement_seen_id, utcnow()),
         announcement_form=PostForm(),
@@ -259,10 +256,8 @@ def _summary_of(campaign):
     commit expires what it reads)."""
     def payload(step):
         made = evaluation.step_payload(campaign, step)
-        # How many tickets and the latest few: the reply stays small however many were won.
-        made["tickets"], made["tickets_count"] = list(rewards.latest(step.tickets)), len(step.tickets)
         made["mine"] = str(tickets_summary(step.answered, step.tickets, campaign.raffle_every, step.held,
-                                           next_ticket=True, latest=True))
+                                           next_ticket=True, count=step.tickets_count))
         return made
 
     return payload
