@@ -45,6 +45,10 @@ LANGUAGE_LEVELS = [
 
 CAMPAIGN_STATUSES = [("draft", _l("Draft")), ("open", _l("Open")), ("closed", _l("Closed"))]
 
+# Where a campaign stands in its lifecycle (services/lifecycle.py), as organisers see it.
+CAMPAIGN_STAGES = [("draft", _l("Draft")), ("ready", _l("Ready to open")), ("scheduled", _l("Scheduled")),
+                   ("open", _l("Open")), ("closed", _l("Closed")), ("drawn", _l("Raffle drawn"))]
+
 # An organiser manages the campaigns an admin gave them; an admin manages
 # every campaign and gives them (services/organisers.py); a researcher reads.
 STAFF_ROLES = [("organiser", _l("Organiser")), ("researcher", _l("Researcher")), ("admin", _l("Administrator"))]
@@ -81,6 +85,13 @@ DISMISSAL_REASONS = [
     ("scores_barely_vary", _l("scores barely vary")),
 ]
 
+
+def by_live_rule(reason):
+    """Whether a stored dismissal reason is a live rule's code; anything else
+    is an organiser's own words (services/review.dismiss)."""
+    return reason in dict(DISMISSAL_REASONS)
+
+
 # The kinds of DA quality-control item (Item.qc_kind, services/da_quality.KINDS).
 QUALITY_KINDS = [
     ("bad_reference", _l("bad reference")),
@@ -115,6 +126,12 @@ AUDIT_ACTIONS = [
     ("volunteer.clear_hold", _l("Hold cleared")),
     ("volunteer.dismiss", _l("Volunteer dismissed")),
     ("ticket.void", _l("Raffle number voided")),
+    # Only from the command line (app/cli.py).
+    ("campaign.import", _l("Campaign imported")),
+    ("campaign.settings", _l("Campaign settings changed")),
+    ("account.role", _l("Account's role changed")),
+    ("account.password", _l("Account's password set")),
+    ("raffle.beacon", _l("Raffle beacon named")),
 ]
 
 

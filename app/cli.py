@@ -9,6 +9,7 @@ from flask import current_app
 from flask.cli import AppGroup
 from sqlalchemy import select
 
+from . import protocols
 from .extensions import db
 from .models import ROLES, Campaign, User, utcnow
 from .services import accounts, export, importer, organisers
@@ -17,24 +18,74 @@ from .services.importer import CampaignFormatError, read_campaign
 
 DEMO_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "demo")
 DEMO_ORGANISER = ("organiser@bozka.test", "organiser")
+DEMO_SEEDS = "demo-raffle-seeds.txt"  # in the instance folder: each demo raffle's secret seed
 
 campaign_cli = AppGroup("campaign", help="Campaigns.")
 user_cli = AppGroup("user", help="Accounts.")
 
 
-def import_campaign(path, dry_run=False, status="open", organiser_names=()):
-    """Validate (and unless dry_run, write) one campaign folder; the
-    organisers named are given it."""
+def import_campaign(path, dry_run=False, status="draft", organiser_names=()):
+    """Validate (and unless dry_run, write) one campaign folder, as a draft
+    (``lifecycle``: it opens once its raffle is committed); the organisers
+    named are given it."""
     people = [_organiser(name) for name in organiser_names]
-    spec = read_campaign(path)
+    spec = read_campaign(path, interface_languages=current_app.config["LANGUAGES"])
     if dry_run:
         return spec, None
     campaign_id = import_in_batches(spec, status=status, batch=current_app.config["BOZKA_IMPORT_BATCH"])
     campaign = db.session.get(Campaign, campaign_id)
     for person in people:
         organisers.give(campaign, person)
+    _audit("campaign.import", campaign.slug, status=status, organisers=[person.username for person in people])
     db.session.commit()
     return spec, campaign
+
+
+_WHEN = click.DateTime(["%Y-%m-%dT%H:%M:%S", "%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M"])
+
+
+def opening_options(command):
+    """The options that open a campaign, publishing its raffle's commitment
+    in the same step when it has none (``flask campaign open``, ``import --open``)."""
+    for option in reversed([
+        click.option("--starts-at", type=_WHEN, help="Open to volunteers from then (UTC); at once without it."),
+        click.option("--ends-at", type=_WHEN, help="The campaign's end (UTC): the time of the raffle's draw."),
+        click.option("--beacon", help="The public draw or beacon whose value the raffle's draw will use."),
+        click.option("--beacon-at", type=_WHEN, help="When the beacon's value is published (UTC, after the end)."),
+        click.option("--sha256", help="SHA-256 of your own secret seed; without it a seed is made and shown once."),
+    ]):
+        command = option(command)
+    return command
+
+
+def open_campaign(campaign, starts_at, ends_at, beacon, beacon_at, sha256):
+    """Open ``campaign``: with no commitment yet, publish one first (a seed
+    made here unless ``sha256`` is given, shown once). Commits."""
+    from .services import lifecycle, raffle
+
+    ends_at = ends_at or campaign.ends_at
+    seed, commitment = None, None
+    if raffle.commitment(campaign) is None:
+        if not beacon or beacon_at is None:
+            raise click.ClickException(
+                "a campaign opens with its raffle's commitment: give --ends-at, --beacon and --beacon-at "
+                "(docs/raffle.md), or publish it first on the dashboard or with flask raffle commit")
+        seed = None if sha256 else raffle.new_seed()
+        commitment = (sha256 or raffle.sha256_hex(seed), beacon, beacon_at)
+    try:
+        lifecycle.set_schedule(campaign, "open", starts_at, ends_at, utcnow(), commitment=commitment)
+        if commitment:
+            _audit("raffle.commit", campaign.slug, sha256=commitment[0], beacon=beacon, beacon_at=str(beacon_at))
+        _audit("campaign.status", campaign.slug, status=campaign.status, starts_at=str(campaign.starts_at or ""),
+               ends_at=str(campaign.ends_at or ""))
+        db.session.commit()
+    except lifecycle.Refused as exc:
+        db.session.rollback()
+        raise click.ClickException(str(exc)) from None
+    if seed:
+        click.echo(f"Secret seed of the raffle (keep it safe, it is not stored): {seed}")
+    when = f"from {starts_at:%Y-%m-%d %H:%M} UTC" if starts_at else "now"
+    click.echo(f"{campaign.slug} is open {when} until {campaign.ends_at:%Y-%m-%d %H:%M} UTC.")
 
 
 def _organiser(username):
@@ -47,26 +98,120 @@ def _organiser(username):
 @campaign_cli.command("import")
 @click.argument("path", type=click.Path(file_okay=False))
 @click.option("--dry-run", is_flag=True, help="Only validate; write nothing.")
-@click.option("--status", type=click.Choice(["draft", "open", "closed"]), default="open")
 @click.option("--organiser", "organiser_names", multiple=True, metavar="USERNAME",
               help="An organiser who manages the campaign (repeat for more; admins manage every campaign).")
-def import_command(path, dry_run, status, organiser_names):
-    """Import a campaign folder (see docs/campaign-format.md)."""
+@click.option("--open", "open_now", is_flag=True, help="Open it too, as flask campaign open does (its options below).")
+@opening_options
+def import_command(path, dry_run, organiser_names, open_now, **opening):
+    """Import a campaign folder (see docs/campaign-format.md) as a draft."""
     try:
-        spec, _campaign = import_campaign(path, dry_run, status, organiser_names)
+        spec, campaign = import_campaign(path, dry_run, "draft", organiser_names)
     except CampaignFormatError as exc:
         raise click.ClickException(f"{os.path.join(path, '')}{exc}") from None
-    verb = "Valid" if dry_run else "Imported"
-    pairs = len(spec.systems) * (len(spec.systems) - 1) // 2
-    click.echo(
-        f"{verb}: {spec.slug}: {len(spec.sources)} sentences, {len(spec.systems)} systems "
-        f"({pairs} pairs), {len(spec.controls)} controls"
-        + (f", {len(spec.practice)} practice items." if spec.practice else ".")
-    )
+    verb = "Valid" if dry_run else "Imported as a draft"
+    if protocols.PROTOCOLS[spec.protocol].USES_CONTROLS:
+        pairs = len(spec.systems) * (len(spec.systems) - 1) // 2
+        units = f"({pairs} pairs), {len(spec.controls)} controls" + (
+            f", {len(spec.practice)} practice items" if spec.practice else "")
+    else:  # one translation scored at a time, with its own quality control
+        units = f"({len(spec.sources) * len(spec.systems)} translations to score)"
+    click.echo(f"{verb}: {spec.slug}: {len(spec.sources)} sentences, {len(spec.systems)} systems {units}.")
     if spec.texts:
         click.echo(f"Texts also in: {', '.join(spec.texts)}.")
     for warning in spec.warnings:
         click.echo(f"Warning: {warning}")
+    if campaign is not None and open_now:
+        open_campaign(campaign, **opening)
+    elif campaign is not None:
+        click.echo(f"Next: flask campaign open {spec.slug} --ends-at ... --beacon ... --beacon-at ... "
+                   "(or the dashboard): it opens with its raffle's commitment.")
+
+
+@campaign_cli.command("open")
+@click.argument("slug")
+@opening_options
+def open_command(slug, **opening):
+    """Open a campaign to volunteers, publishing its raffle's commitment in
+    the same step if it has none (a campaign never opens without one)."""
+    open_campaign(_campaign(slug), **opening)
+
+
+@campaign_cli.command("close")
+@click.argument("slug")
+def close_command(slug):
+    """Close a campaign: nothing more is served, and its raffle's ticket list freezes."""
+    from .services import lifecycle
+
+    campaign = _campaign(slug)
+    try:
+        lifecycle.set_schedule(campaign, "closed", campaign.starts_at, campaign.ends_at, utcnow())
+        _audit("campaign.status", campaign.slug, status=campaign.status, starts_at=str(campaign.starts_at or ""),
+               ends_at=str(campaign.ends_at or ""))
+        db.session.commit()
+    except lifecycle.Refused as exc:
+        db.session.rollback()
+        raise click.ClickException(str(exc)) from None
+    click.echo(f"{campaign.slug} is closed.")
+
+
+@campaign_cli.command("controls")
+@click.argument("folder", type=click.Path(file_okay=False))
+@click.argument("held_out", type=click.Path(dir_okay=False))
+@click.option("--dry-run", is_flag=True, help="Show a few controls and how many would be made; write nothing.")
+@click.option("--better", type=click.Choice(["reference", "output"]), default="reference", show_default=True,
+              help="The known-better side: the reference, or the held-out file's output column.")
+@click.option("--output", "-o", type=click.Path(dir_okay=False),
+              help="The file to write (default: the campaign's controls file, or controls.tsv in FOLDER).")
+@click.option("--replace", is_flag=True, help="Overwrite the file if it exists.")
+@click.option("--show", default=3, show_default=True, help="Controls shown in the preview.")
+@click.option("--seed", type=int, help="Make the same controls again (default: random).")
+def controls_command(folder, held_out, dry_run, better, output, replace, show, seed):
+    """Make a pairwise campaign's pool of controls from HELD_OUT, a TSV of
+    source and reference of sentences that are not in the campaign in
+    FOLDER (see docs/campaign-format.md)."""
+    import random
+
+    from .services import control_pool
+
+    try:
+        manifest, protocol, settings, source_file, sources = importer.read_sources(folder)
+    except CampaignFormatError as exc:
+        raise click.ClickException(f"{os.path.join(folder, '')}{exc}") from None
+    if not protocol.USES_CONTROLS:
+        raise click.ClickException(f"a {protocol.NAME} campaign makes its own quality control; it takes no controls")
+    try:
+        rows = control_pool.read_held_out(held_out, use_output=better == "output")
+        control_pool.refuse_campaign_sentences(held_out, rows, sources, os.path.join(folder, source_file))
+        path, named = control_pool.controls_path(folder, manifest)
+    except CampaignFormatError as exc:
+        raise click.ClickException(str(exc)) from None
+    path = output or path
+    if os.path.exists(path) and not replace and not dry_run:
+        raise click.ClickException(f"{path} exists; nothing written (--replace overwrites it)")
+    controls, skipped = control_pool.make_pool(rows, random.Random(seed), use_output=better == "output")
+    needed, advice = control_pool.pool_advice(settings, len(sources))
+    click.echo(f"{held_out}: {len(rows)} sentences: {len(controls)} controls"
+               + (" would be made." if dry_run else " made.")
+               + (f" {len(skipped)} skipped:" if skipped else ""))
+    for line, why in skipped[:10]:
+        click.echo(f"  line {line}: {why}")
+    if len(skipped) > 10:
+        click.echo(f"  ... and {len(skipped) - 10} more")
+    click.echo(advice)
+    if len(controls) < needed:
+        click.echo(f"Warning: {len(controls)} controls are fewer than the {needed} needed: add held-out sentences.")
+    if dry_run:
+        for source, good, bad in controls[:show]:
+            click.echo(f"\n  source: {source}\n  better: {good}\n  worse:  {bad}")
+        exists = ", which exists: add --replace" if os.path.exists(path) and not replace else ""
+        click.echo(f"\nDry run: nothing written (would write {path}{exists}).")
+        return
+    if not controls:
+        raise click.ClickException("no control could be made; nothing written")
+    control_pool.write_controls(path, controls)
+    click.echo(f"Wrote {len(controls)} controls to {path}.")
+    if not output and not named:
+        click.echo('Name it in campaign.toml: controls = "controls.tsv"')
 
 
 @campaign_cli.command("settings")
@@ -87,6 +232,7 @@ def settings_command(slug, changes):
             importer.change_settings(campaign, raw)
         except importer.CampaignFormatError as exc:
             raise click.ClickException(exc.message) from None
+        _audit("campaign.settings", campaign.slug, changes=raw)
         db.session.commit()
     click.echo(f"protocol = {campaign.protocol}")
     for name, value, live in importer.settings_of(campaign):
@@ -136,6 +282,7 @@ def create_user_command(role, email, username, password):
     user = accounts.create_user(email, username, password, role=role)
     if role != "volunteer":
         user.email_confirmed_at = utcnow()
+    _audit("account.create", user.username, role=role)
     db.session.commit()
     click.echo(f"Created {role} {username} <{user.email}>.")
 
@@ -151,6 +298,7 @@ def role_command(email, role):
     user.role = role
     if role != "volunteer" and user.email_confirmed_at is None:
         user.email_confirmed_at = utcnow()
+    _audit("account.role", user.username, role=role)
     db.session.commit()
     click.echo(f"{user.username} <{user.email}> is now {role}.")
 
@@ -174,6 +322,8 @@ def organisers_add_command(slug, username):
     """Give the campaign to an organiser."""
     campaign, user = _campaign(slug), _organiser(username)
     done = organisers.give(campaign, user)
+    if done:
+        _audit("campaign.organiser_add", campaign.slug, username=user.username)
     db.session.commit()
     click.echo(f"{user.username} {'now manages' if done else 'already managed'} {campaign.slug}.")
 
@@ -187,6 +337,7 @@ def organisers_remove_command(slug, username):
     user = db.session.scalar(select(User).where(User.username == username.strip()))
     if user is None or not organisers.take(campaign, user):
         raise click.ClickException(f"{username!r} does not manage {slug}")
+    _audit("campaign.organiser_remove", campaign.slug, username=user.username)
     db.session.commit()
     click.echo(f"{user.username} no longer manages {campaign.slug}.")
 
@@ -206,6 +357,7 @@ def password_command(email, password):
     if password_problem(password, user.username, user.email):
         raise click.ClickException("this password is too short, too common or personal (docs/security.md)")
     user.set_password(password)
+    _audit("account.password", user.username)
     db.session.commit()
     from . import realtime
 
@@ -215,8 +367,29 @@ def password_command(email, password):
     click.echo(f"New password set for {user.username} <{user.email}>.")
 
 
-def load_demo():
-    """Import every demo campaign that is not there yet; make a demo organiser.
+def _open_demo(campaign):
+    """Open a demo campaign for 30 days, its raffle committed in the same
+    step (as every campaign opens); the seed is kept in the instance folder
+    (``DEMO_SEEDS``) for the demo organiser's draw."""
+    from datetime import timedelta
+
+    from .services import lifecycle, raffle
+
+    now = utcnow().replace(second=0, microsecond=0)
+    ends_at = now + timedelta(days=30)
+    beacon_at = ends_at + timedelta(hours=1)
+    seed = raffle.new_seed()
+    beacon = f"drand quicknet (League of Entropy): the randomness of its first round after {beacon_at:%Y-%m-%d %H:%M}"
+    lifecycle.set_schedule(campaign, "open", None, ends_at, utcnow(),
+                           commitment=(raffle.sha256_hex(seed), beacon + " UTC", beacon_at))
+    os.makedirs(current_app.instance_path, exist_ok=True)
+    with open(os.path.join(current_app.instance_path, DEMO_SEEDS), "a", encoding="utf-8") as seeds:
+        seeds.write(f"{campaign.slug}\t{seed}\n")
+
+
+def load_demo(drafts=()):
+    """Import every demo campaign that is not there yet, open (those whose
+    slug is in ``drafts`` stay drafts); make a demo organiser.
 
     Returns the organiser's password when the account was created now.
     """
@@ -224,7 +397,9 @@ def load_demo():
         folder = os.path.join(DEMO_DIR, name)
         spec = read_campaign(folder)
         if not db.session.scalar(select(Campaign.id).where(Campaign.slug == spec.slug)):
-            import_in_batches(spec, batch=current_app.config["BOZKA_IMPORT_BATCH"])
+            campaign_id = import_in_batches(spec, status="draft", batch=current_app.config["BOZKA_IMPORT_BATCH"])
+            if spec.slug not in drafts:
+                _open_demo(db.session.get(Campaign, campaign_id))
             click.echo(f"Loaded demo campaign {spec.slug}.")
     email, username = DEMO_ORGANISER
     user = db.session.scalar(select(User).where(User.email == email))
@@ -253,9 +428,11 @@ def register(app):
     @app.cli.command("demo")
     @click.option("--url", default="http://127.0.0.1:5000", show_default=True,
                   help="The address the site will be served at (make run passes its HOST and PORT).")
-    def demo_command(url):
+    @click.option("--draft", "drafts", multiple=True, metavar="SLUG",
+                  help="Leave this demo campaign a draft, to walk its lifecycle on the dashboard (repeat for more).")
+    def demo_command(url, drafts):
         """Load the demo campaigns and a demo organiser, and say how to log in."""
-        password = load_demo()
+        password = load_demo(drafts)
         email = DEMO_ORGANISER[0]
         click.echo("")
         click.echo(f"Bozka is ready: {url}")
@@ -267,6 +444,7 @@ def register(app):
         else:
             click.echo(f"  Demo organiser: {email} (password shown when it was made)")
         click.echo(f"  A new password: flask --app wsgi user password {email}")
+        click.echo(f"  The demo raffles' secret seeds, for their draws: {os.path.join(app.instance_path, DEMO_SEEDS)}")
         # Older versions wrote the password to this file: it must not stay.
         saved = os.path.join(app.instance_path, "demo-organiser.txt")
         if os.path.exists(saved):
@@ -310,14 +488,11 @@ def export_command(kind, slug, fmt, output):
             handle.close()
 
 
-_BEACON_AT = click.DateTime(["%Y-%m-%dT%H:%M:%S", "%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M"])
-
-
 @raffle_cli.command("commit")
 @click.argument("slug")
 @click.option("--sha256", help="SHA-256 of your own secret seed; without it a seed is made and shown once.")
 @click.option("--beacon", required=True, help="The public draw or beacon whose value the draw will use.")
-@click.option("--beacon-at", type=_BEACON_AT, required=True, help="When its value is published (UTC, after the end).")
+@click.option("--beacon-at", type=_WHEN, required=True, help="When its value is published (UTC, after the end).")
 def raffle_commit_command(slug, sha256, beacon, beacon_at):
     """Publish the SHA-256 of the secret seed and name the beacon (before the
     first ticket; the campaign's end, which must be set, becomes the time of
@@ -328,6 +503,8 @@ def raffle_commit_command(slug, sha256, beacon, beacon_at):
     seed = None if sha256 else raffle.new_seed()
     try:
         record = raffle.commit(campaign, sha256 or raffle.sha256_hex(seed), beacon=beacon, beacon_at=beacon_at)
+        _audit("raffle.commit", campaign.slug, sha256=record.seed_sha256, beacon=record.beacon,
+               beacon_at=str(record.beacon_at))
         db.session.commit()
     except raffle.RaffleError as exc:
         raise click.ClickException(str(exc)) from None
@@ -341,7 +518,7 @@ def raffle_commit_command(slug, sha256, beacon, beacon_at):
 @raffle_cli.command("beacon")
 @click.argument("slug")
 @click.option("--beacon", required=True, help="The public draw or beacon whose value the draw will use.")
-@click.option("--beacon-at", type=_BEACON_AT, required=True, help="When its value is published (UTC, after the end).")
+@click.option("--beacon-at", type=_WHEN, required=True, help="When its value is published (UTC, after the end).")
 def raffle_beacon_command(slug, beacon, beacon_at):
     """Name the beacon of a commitment published before beacons were
     required (while the campaign is open)."""
@@ -349,6 +526,7 @@ def raffle_beacon_command(slug, beacon, beacon_at):
 
     try:
         record = raffle.name_beacon(_campaign(slug), beacon, beacon_at)
+        _audit("raffle.beacon", slug, beacon=record.beacon, beacon_at=str(record.beacon_at))
         db.session.commit()
     except raffle.RaffleError as exc:
         raise click.ClickException(str(exc)) from None
@@ -368,6 +546,7 @@ def raffle_draw_command(slug, seed, beacon, prizes):
     campaign = _campaign(slug)
     try:
         record = raffle.draw(campaign, seed, prizes, beacon=beacon)
+        _audit("raffle.draw", campaign.slug, prizes=record.prizes, beacon=record.beacon_value, winners=record.winners)
         db.session.commit()
     except raffle.RaffleError as exc:
         raise click.ClickException(str(exc)) from None
@@ -483,3 +662,11 @@ def server_running_message(exc):
         "deployed processes; or `kill` the gunicorn master), run flask restore again, then start the "
         "server (docs/deployment.md, \"Restoring a SQLite backup\")."
     )
+
+
+def _audit(action, target, **details):
+    """Record a command's change in the audit log, in its transaction: the
+    actor is the command line and the system user (``audit_command``)."""
+    from .services.security import audit_command
+
+    audit_command(action, target, **details)

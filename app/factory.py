@@ -10,7 +10,7 @@ from sqlalchemy import event
 from sqlalchemy.engine import Engine
 
 from . import config as config_module, formats, private, protocols
-from .choices import (AGE_GROUPS, AUDIT_ACTIONS, CAMPAIGN_STATUSES, DISMISSAL_REASONS, EXPORTS, HOLD_REASONS,
+from .choices import (AGE_GROUPS, AUDIT_ACTIONS, CAMPAIGN_STAGES, DISMISSAL_REASONS, EXPORTS, HOLD_REASONS,
                       LANGUAGE_LEVELS, QUALITY_KINDS, REPORT_REASONS, ROLES, STUDIES_FIELDS, STUDIES_LEVELS, label)
 from .database import waits_while_busy
 from .extensions import babel, csrf, db, limiter, login_manager, migrate, socketio
@@ -197,7 +197,7 @@ def create_app(overrides=None):
     from .volunteer.texts import tickets_summary
 
     app.jinja_env.globals["tickets_summary"] = tickets_summary
-    app.jinja_env.globals["status_label"] = partial(label, CAMPAIGN_STATUSES)
+    app.jinja_env.globals["stage_label"] = partial(label, CAMPAIGN_STAGES)
     app.jinja_env.globals["role_label"] = partial(label, ROLES)
     app.jinja_env.globals["export_label"] = partial(label, EXPORTS)
     app.jinja_env.globals["hold_label"] = partial(label, HOLD_REASONS)

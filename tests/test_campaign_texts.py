@@ -286,7 +286,7 @@ def test_organiser_pages_keep_the_default(app, basque):
 
 
 def test_campaign_list_and_exports_do_not_change(app, tmp_path):
-    spec, campaign = import_campaign(_folder(tmp_path, BASQUE))
+    spec, campaign = import_campaign(_folder(tmp_path, BASQUE), status="open")
     db.session.commit()
     client = _client(app, "eu")
     register(client)

@@ -128,7 +128,7 @@ def test_import_warns_of_a_small_pool_and_still_imports(app, tmp_path):
     assert "Warning: controls.tsv: the pool of 30 controls is small" in dry.output
     assert "at least 109 controls" in dry.output
     done = runner.invoke(args=["campaign", "import", small])
-    assert done.exit_code == 0 and "Imported: test" in done.output and "Warning: controls.tsv" in done.output
+    assert done.exit_code == 0 and "Imported as a draft: test" in done.output and "Warning: controls.tsv" in done.output
     # The whole pool for everyone (the default): said too.
     same = write_campaign(str(tmp_path / "same"), sentences=60, controls=30, control_source="imported")
     result = runner.invoke(args=["campaign", "import", "--dry-run", same])

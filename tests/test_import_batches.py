@@ -36,7 +36,7 @@ def folder(tmp_path):
 def test_batches_make_the_same_campaign_as_one_transaction(app, folder):
     app.config["BOZKA_IMPORT_BATCH"] = 5
     _spec, batched = import_campaign(folder)
-    assert batched.status == "open" and batched.target_judgments == 23 * 3 * 5
+    assert batched.status == "draft" and batched.target_judgments == 23 * 3 * 5
     made = counts()
     assert made == {"campaigns": 1, "systems": 3, "sentences": 23, "outputs": 69, "slots": 69, "controls": 20,
                     "practice_items": 2}
@@ -83,4 +83,4 @@ def test_a_failing_batch_leaves_nothing_behind(app, folder, monkeypatch):
     assert set(counts().values()) == {0}
     monkeypatch.setattr(campaign_writer, "write_sentences", write)
     _spec, campaign = import_campaign(folder)  # the same folder imports again afterwards
-    assert campaign.status == "open" and counts()["sentences"] == 23
+    assert campaign.status == "draft" and counts()["sentences"] == 23

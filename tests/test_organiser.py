@@ -57,7 +57,8 @@ def simulate_volunteers(campaign, volunteers=4, items=12, seed=3, liar=None, con
     return people
 
 
-RESEARCHER_ENDPOINTS = {"organiser.index", "organiser.campaign", "organiser.panel", "organiser.export_file"}
+RESEARCHER_ENDPOINTS = {"organiser.index", "organiser.campaign", "organiser.panel", "organiser.export_file",
+                        "organiser.document"}
 ADMIN_ENDPOINTS = {"organiser.accounts_page", "organiser.audit_log", "organiser.campaign_organisers",
                    "organiser.add_organiser", "organiser.remove_organiser"}
 
@@ -65,7 +66,8 @@ ADMIN_ENDPOINTS = {"organiser.accounts_page", "organiser.audit_log", "organiser.
 def _organiser_routes(app):
     """Every route of the organiser blueprint, as (method, URL, endpoint)."""
     # participation 1: the volunteer the test registers; ticket 1, whether or not it exists.
-    values = {"slug": "test", "kind": "judgments", "fmt": "csv", "participation_id": 1, "number": 1, "user_id": 1}
+    values = {"slug": "test", "kind": "judgments", "fmt": "csv", "participation_id": 1, "number": 1, "user_id": 1,
+              "name": "export-format.md"}
     routes = []
     with app.test_request_context():
         from flask import url_for
@@ -193,44 +195,46 @@ def test_campaign_lifecycle(app, client, make_campaign):
     register(client)
     organiser = staff_client(app, "organiser")
     token = csrf_token(organiser, "/organiser/c/test/")
-    organiser.post("/organiser/c/test/status", data={"csrf_token": token, "status": "closed"})
-    db.session.refresh(campaign)
-    assert campaign.status == "closed"
-    page = client.get("/c/test/evaluate").get_data(as_text=True)
-    assert "This campaign is closed" in page and 'href="/c/test/raffle"' in page
-    # Reopen with a start time in the future: not serving yet.
+    # Back to a draft; opening again needs the commitment (tests/test_lifecycle.py), made now.
+    organiser.post("/organiser/c/test/status", data={"csrf_token": token, "status": "draft"})
+    assert client.get("/c/test/").status_code == 404
+    campaign.ends_at = (utcnow() + timedelta(days=2)).replace(second=0, microsecond=0)
+    raffle.commit(campaign, sha256_hex("seed"), beacon="a beacon", beacon_at=campaign.ends_at + timedelta(hours=1))
+    db.session.commit()
+    ends = campaign.ends_at.strftime("%Y-%m-%dT%H:%M")
+    # Open with a start time in the future: not serving yet.
     later = (utcnow() + timedelta(hours=2)).strftime("%Y-%m-%dT%H:%M")
-    organiser.post("/organiser/c/test/status", data={"csrf_token": token, "status": "open", "starts_at": later})
+    organiser.post("/organiser/c/test/status",
+                   data={"csrf_token": token, "status": "open", "starts_at": later, "ends_at": ends})
     db.session.refresh(campaign)
     assert campaign.status == "open" and not campaign.is_serving
     page = client.get("/c/test/evaluate").get_data(as_text=True)
     assert "This campaign has not opened yet" in page and "This campaign opens on" in page
     assert "Which translation is better?" not in page
-    organiser.post("/organiser/c/test/status", data={"csrf_token": token, "status": "draft"})
-    assert client.get("/c/test/").status_code == 404
-    organiser.post("/organiser/c/test/status", data={"csrf_token": token, "status": "open"})
-    assert "Which translation is better?" in client.get("/c/test/evaluate").get_data(as_text=True)
-    # An end time in the past stops serving; an end before the start is refused.
+    # An end before the start is refused.
     earlier = (utcnow() - timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M")
-    organiser.post("/organiser/c/test/status", data={"csrf_token": token, "status": "open", "ends_at": earlier})
-    db.session.refresh(campaign)
-    assert campaign.ends_at is not None and not campaign.is_serving
     page = organiser.post("/organiser/c/test/status", follow_redirects=True, data={
         "csrf_token": token, "status": "open", "starts_at": later, "ends_at": earlier}).get_data(as_text=True)
     assert "The end must come after the start." in page
     db.session.refresh(campaign)
-    assert campaign.starts_at is None  # unchanged
-    organiser.post("/organiser/c/test/status", data={"csrf_token": token, "status": "open"})
+    assert campaign.ends_at.strftime("%Y-%m-%dT%H:%M") == ends  # unchanged
+    organiser.post("/organiser/c/test/status", data={"csrf_token": token, "status": "open", "ends_at": ends})
     db.session.refresh(campaign)
-    assert campaign.is_serving and campaign.starts_at is None and campaign.ends_at is None
-    # Closing keeps all data, and a closed campaign takes no raffle commitment.
-    client.get("/c/test/evaluate")
+    assert campaign.is_serving and campaign.starts_at is None
+    assert "Which translation is better?" in client.get("/c/test/evaluate").get_data(as_text=True)
+    # Closing keeps all data; the campaign is closed to volunteers, and stays closed.
     before = db.session.scalar(select(func.count(Item.id)))
     assert before >= 1
-    organiser.post("/organiser/c/test/status", data={"csrf_token": token, "status": "closed"})
-    assert db.session.scalar(select(func.count(Item.id))) == before
-    with pytest.raises(raffle.RaffleError):
-        raffle.commit(campaign, sha256_hex("late"))
+    organiser.post("/organiser/c/test/status", data={"csrf_token": token, "status": "closed", "ends_at": ends})
+    db.session.refresh(campaign)
+    assert campaign.status == "closed" and db.session.scalar(select(func.count(Item.id))) == before
+    page = client.get("/c/test/evaluate").get_data(as_text=True)
+    assert "This campaign is closed" in page and 'href="/c/test/raffle"' in page
+    page = organiser.post("/organiser/c/test/status", follow_redirects=True, data={
+        "csrf_token": token, "status": "open", "ends_at": ends}).get_data(as_text=True)
+    assert "it cannot re-open" in page
+    db.session.refresh(campaign)
+    assert campaign.status == "closed"
 
 
 def test_announcement_reaches_connected_volunteers(app, client, make_campaign):
@@ -587,10 +591,10 @@ def test_statuses_and_roles_are_shown_in_the_interface_language(app, make_campai
     organiser.set_cookie("bozka_lang", "eu", domain="localhost")
     token = csrf_token(organiser, "/organiser/c/test/")
     page = organiser.post("/organiser/c/test/status", follow_redirects=True,
-                          data={"csrf_token": token, "status": "open"}).get_data(as_text=True)
-    assert "Irekita" in page  # "Open": the label, never the stored code
+                          data={"csrf_token": token, "status": "draft"}).get_data(as_text=True)
+    assert "Zirriborroa" in page  # "Draft": the label, never the stored code
     listing = organiser.get("/organiser/").get_data(as_text=True)
-    assert "<td>Irekita</td>" in listing and "<td>open</td>" not in listing
+    assert "<td>Zirriborroa</td>" in listing and "<td>draft</td>" not in listing
     dashboard = organiser.get("/organiser/c/test/").get_data(as_text=True)
     assert "<td>Ebaluazio guztiak</td>" in dashboard and "<td>judgments</td>" not in dashboard
     token = csrf_token(organiser, "/organiser/accounts")

@@ -233,9 +233,10 @@ def test_the_importer_gives_the_campaign_to_the_organisers_named(app, tmp_path, 
     assert organisers.may_manage(two["ori"], campaign)
 
 
-def test_the_demo_organiser_manages_the_demo_campaigns(app):
+def test_the_demo_organiser_manages_the_demo_campaigns(app, tmp_path, monkeypatch):
     from app.cli import DEMO_ORGANISER, load_demo
 
+    monkeypatch.setattr(app, "instance_path", str(tmp_path))  # where the demo keeps its raffles' seeds
     assert load_demo()
     user = db.session.scalar(select(User).where(User.email == DEMO_ORGANISER[0]))
     slugs = {c.slug for c in db.session.scalars(organisers.campaigns_for(user))}

@@ -1,4 +1,7 @@
-from flask import Response, abort, current_app, flash, redirect, render_template, url_for
+import os
+
+from flask import (Response, abort, current_app, flash, redirect, render_template, request, send_from_directory,
+                   url_for)
 from flask_babel import gettext as _
 from flask_login import current_user
 from sqlalchemy import func, select
@@ -9,8 +12,8 @@ from ..extensions import db
 from ..models import Participation, User, utcnow
 from ..models import AuditLog
 from ..auth.forms import USERNAME_PROBLEMS, PostForm
-from ..services import (accounts, announcements, dashboard, export, organisers, outbox, prizes, raffle, reports,
-                        review, suspicious)
+from ..services import (accounts, announcements, dashboard, export, lifecycle, organisers, outbox, prizes, raffle,
+                        reports, review, suspicious)
 from ..services.security import audit
 from ..web import find_campaign, role_required
 from . import bp
@@ -45,7 +48,8 @@ def index():
     )
     campaigns = db.session.scalars(organisers.campaigns_for(current_user)).all()
     mail = outbox.problems() if current_user.role in ("organiser", "admin") else None
-    return render_template("organiser/index.html", campaigns=campaigns, volunteers=volunteers, mail=mail)
+    return render_template("organiser/index.html", campaigns=campaigns, volunteers=volunteers, mail=mail,
+                           stages=lifecycle.stages(campaigns, utcnow()))
 
 
 @bp.route("/c/<slug>/")
@@ -61,9 +65,10 @@ def campaign(slug):
             "commit": CommitForm(),
             "draw": DrawForm(),
         }
+    now = utcnow()
     return render_template(
-        "organiser/dashboard.html", campaign=campaign, data=dashboard.summary(campaign, utcnow()),
-        forms=forms, exports=export.offered(campaign),
+        "organiser/dashboard.html", campaign=campaign, data=dashboard.summary(campaign, now),
+        life=lifecycle.of(campaign, now), forms=forms, exports=export.offered(campaign),
         reports=reports.campaign_reports(campaign, names=manages),
     )
 
@@ -82,16 +87,12 @@ def set_status(slug):
     campaign = campaign_or_404(slug)
     form = StatusForm()
     if form.validate_on_submit():
-        now = utcnow()
-        refused = raffle.change_refused(campaign, raffle.commitment(campaign), form.status.data, form.ends_at.data,
-                                        now)
-        if form.starts_at.data and form.ends_at.data and form.ends_at.data <= form.starts_at.data:
-            flash(_("The end must come after the start."), "error")
-        elif refused:
-            flash(str(refused), "error")
+        try:
+            lifecycle.set_schedule(campaign, form.status.data, form.starts_at.data, form.ends_at.data, utcnow())
+        except lifecycle.Refused as exc:
+            db.session.rollback()
+            flash(str(exc), "error")
         else:
-            form.populate_obj(campaign)
-            raffle.note_status(campaign, now)
             audit(current_user, "campaign.status", campaign.slug, status=campaign.status,
                   starts_at=str(campaign.starts_at or ""), ends_at=str(campaign.ends_at or ""))
             db.session.commit()
@@ -222,6 +223,20 @@ def export_file(slug, kind, fmt):
     })
 
 
+# The documents a staff page links to, served as they are in docs/ (plain
+# text: Markdown reads well as it is, and the site needs no renderer for it).
+DOCUMENTS = ("export-format.md", "analysis.md")
+
+
+@bp.route("/docs/<name>")
+@role_required(*STAFF)
+def document(name):
+    if name not in DOCUMENTS:
+        abort(404)
+    folder = os.path.join(os.path.dirname(current_app.root_path), "docs")
+    return send_from_directory(folder, name, mimetype="text/plain")
+
+
 @bp.route("/accounts", methods=["GET", "POST"])
 @role_required("admin")
 def accounts_page():
@@ -266,6 +281,7 @@ def volunteer(slug, participation_id):
     db.session.commit()
     now = utcnow()
     return render_template("organiser/volunteer.html", campaign=campaign, record=record,
+                           judgments=review.page_of(record.judgments, request.args.get("page", 1, type=int)),
                            void_refused=review.void_refused(campaign, now),
                            clear_refused=review.clear_refused(campaign, now),
                            post_form=PostForm(), dismiss_form=DismissForm())

@@ -237,7 +237,7 @@ _INSERT_CONTROL = insert(Control.__table__).returning(Control.id)
 
 def _generate_control(campaign, participation, position, seed):
     """A control made for this volunteer from the campaign's own material
-    (``degrade.replace_span``): a sentence they have not seen, one system's
+    (``degrade.known_worse``): a sentence they have not seen, one system's
     output as the better translation, the same output with a run of words
     replaced by words of another sentence's output as the worse; everything
     drawn from their secret seed. None when no control can be made."""
@@ -274,9 +274,10 @@ def _make_control(campaign, participation, number, last, draw, unshown_only=Fals
         return None
     donors = execute(_DONOR_OUTPUTS, {"campaign_id": campaign.id, "number": donor_number}).scalars().all()
     sentence_id, source, system_id, better, _shown = fresh[draw.randrange(len(fresh))]
-    worse = degrade.replace_span(better, donors[draw.randrange(len(donors))], draw) if donors else None
     # Never another system's translation of the sentence: that is no worse.
-    if worse is None or worse in {row.text for row in rows}:
+    worse = degrade.known_worse(better, donors[draw.randrange(len(donors))], draw,
+                                avoid={row.text for row in rows}) if donors else None
+    if worse is None:
         return None
     control_id = execute(_INSERT_CONTROL, dict(
         campaign_id=campaign.id, number=None, source=source, better=better, worse=worse,

@@ -27,7 +27,7 @@ _ANSWER = (
 
 @dataclass
 class Outcome:
-    status: str  # "accepted", "stale", "dismissed"
+    status: str  # "accepted", "stale", "dismissed", "closed"
     item: Item = None
     new_ticket: int = None  # the number of a ticket won (on PostgreSQL made with the commit: None)
     dismissal_reason: str = None
@@ -41,9 +41,11 @@ def submit(campaign, participation, token, answer, now):
     that is not the current item's (a double click, a resubmitted form, a
     replayed request) changes nothing and returns "stale". An answer below
     the reading floor is stored but counts toward no ticket or ranking
-    place; one after the campaign closed wins no ticket (the published list
-    is final then).
+    place. One after the campaign closed (or ended) is refused, "closed":
+    the ranking and the raffle's list are final then.
     """
+    if not campaign.is_serving_at(now):
+        return Outcome("closed")
     protocol = protocols.of(campaign)
     row = db.session.execute(protocol.CURRENT_ITEM, {"participation_id": participation.id}).first()
     item = row[0] if row is not None else None
@@ -76,6 +78,8 @@ def submit(campaign, participation, token, answer, now):
         counters.update(items_counted=participation.items_counted + 1, reached_count_at=now)
     counters.update(protocol.counters(participation, item, answer))
     counters.update(suspicious.counters(participation, answer["choice"], too_fast, now))
+    if item.slot_id is not None:  # counted in the campaign's crowd counters above
+        counters.update(holds.crowd_counters(participation, answer["choice"]))
     if research.is_row(item):
         counters.update(research.row_counters(participation, [item]))
     set_counters(participation, **counters)
@@ -85,7 +89,7 @@ def submit(campaign, participation, token, answer, now):
         return Outcome("dismissed", item=item, dismissal_reason=reason)
     _check_signs(campaign, participation, item, now)
     ticket = None
-    if counted and campaign.is_serving_at(now) and rewards.earns_ticket(participation.items_counted, campaign.raffle_every):
+    if counted and rewards.earns_ticket(participation.items_counted, campaign.raffle_every):
         ticket = rewards.award_ticket(campaign.id, participation.id, item.position, now)
     return Outcome("accepted", item=item, new_ticket=ticket, counted=counted)
 
@@ -96,7 +100,8 @@ def _check_signs(campaign, participation, item, now):
     stays held until an organiser acts."""
     if participation.is_held:
         return
-    share = holds.crowd_equal_share(campaign.equal_judgments, campaign.collected_judgments)
+    share = holds.crowd_equal_share(campaign.equal_judgments, campaign.collected_judgments,
+                                    own_equal=participation.crowd_equal, own=participation.crowd_answers)
     found = holds.sign(
         participation.tests_left, participation.tests_right, participation.tests_equal, participation.fast_run,
         share, min_tests=campaign.hold_min_tests, alpha=campaign.hold_alpha, fast_limit=campaign.hold_fast_run,
@@ -125,4 +130,5 @@ def dismiss(campaign, participation, reason, now):
             discarded += 1
             equal += item.choice == "equal"
     count_for_campaign(campaign.id, collected=-discarded, equal=-equal, volunteers=-1)
+    set_counters(participation, crowd_answers=0, crowd_equal=0)  # out of the crowd's counters now
     rewards.void_tickets(participation.id, now)

@@ -6,15 +6,17 @@ default texts, written in the campaign's ``interface_language``; a
 (docs/campaign-format.md). ``read_texts`` checks those tables for the
 importer; ``campaign_text`` picks the text a page in a given language shows.
 """
+import re
 from typing import NamedTuple
 
 from babel import Locale, UnknownLocaleError, negotiate_locale
 
-from ..languages import text_direction
+from ..languages import language_name, text_direction
 from .format_error import CampaignFormatError
 
 FIELDS = ("name", "description", "instructions")
 NAME_LENGTH = 200  # campaigns.name
+LANGUAGE_TAG = re.compile(r"^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$")  # the form of a BCP 47 code
 
 
 class CampaignText(NamedTuple):
@@ -37,6 +39,38 @@ def language_key(code):
     if locale.language == "root" or locale.language != code.replace("-", "_").split("_")[0].lower():
         return None
     return str(locale)
+
+
+def known_language(code):
+    """Whether CLDR (through Babel) knows a BCP 47 code: a language it knows,
+    with scripts or regions it names ('en-GB', 'sr-Latn', and 'eu-FR',
+    which has no locale of its own). Babel's parser alone drops what it
+    does not know ('en-Xxxx' reads as 'en')."""
+    if not LANGUAGE_TAG.match(code):
+        return False
+    language, *subtags = code.split("-")
+    names = Locale("en")
+    return language_key(language) is not None and all(
+        tag.title() in names.scripts or tag.upper() in names.territories for tag in subtags
+    )
+
+
+def unread_texts(texts, interface_languages):
+    """Warnings for the [texts.LANG] tables (``read_texts``'s keys) that no
+    volunteer reads: a page takes a campaign's texts in its interface
+    language, and the site has no interface in that language."""
+    warnings = []
+    for key in texts:
+        if not any(negotiate_locale([language], [key]) for language in interface_languages):
+            code = key.replace("_", "-")
+            shown = ", ".join(sorted(interface_languages))
+            warnings.append(
+                f"texts.{code}: no volunteer will read these texts: a page shows a campaign's texts in its "
+                f"interface language, and this site's interface is in {shown} only. Add an interface in "
+                f"{language_name(code)} (docs/translating.md), or make them the campaign's default texts "
+                f"(interface_language = \"{code}\"), which everyone reads"
+            )
+    return warnings
 
 
 def _error(key, message):

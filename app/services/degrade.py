@@ -1,5 +1,6 @@
 """Known-worse variants of a translation, shared by the protocols (pairwise
-generated controls, DA bad references): Graham et al.'s bad reference, a
+generated controls, DA bad references) and the control pools made from
+held-out sentences (``control_pool``): Graham et al.'s bad reference, a
 run of words replaced by as many words taken from elsewhere in the campaign,
 so the variant keeps the original's length in words and reads like the
 campaign's language. Plain functions of values."""
@@ -41,3 +42,13 @@ def replace_span(text, donor, rng):
     if changed == own:
         return None
     return joiner.join(changed)
+
+
+def known_worse(text, donor, rng, avoid=()):
+    """The known-worse side of a control whose better side is ``text``
+    (``replace_span`` with words of ``donor``), as generated controls and
+    made pools (``control_pool``) build it; None when it cannot be made or
+    would be one of ``avoid``: another translation of the same source is
+    no known-worse one."""
+    worse = replace_span(text, donor, rng)
+    return None if worse is None or worse in avoid else worse

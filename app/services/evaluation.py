@@ -48,15 +48,16 @@ def _finish(campaign, participation, tickets, status, now, rng, new_ticket=None,
     changed = status in ("accepted", "dismissed")  # before the status says what comes next
     if participation.is_dismissed:
         status, reason = "dismissed", participation.dismissed_reason
+    elif not campaign.is_serving_at(now):
+        status = "closed"  # not even the item served before the close
     else:
         item = assignment.current_item(participation.id) if current is _UNKNOWN else current
         if item is None and assignment.daily_cap_reached(campaign, participation, now):
             status = "capped"
         elif item is None:
-            if campaign.is_serving_at(now):
-                item = assignment.serve_next(campaign, participation, now, rng)
+            item = assignment.serve_next(campaign, participation, now, rng)
             if item is None:
-                status = "finished" if campaign.is_serving_at(now) else "closed"
+                status = "finished"
     step = Step(
         status=status,
         item=item,

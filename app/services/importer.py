@@ -8,19 +8,20 @@ services/campaign_writer.py writes it.
 import os
 import re
 import tomllib
+import unicodedata
 from dataclasses import dataclass, field
 from fractions import Fraction
 
 from .. import protocols
 from ..stats.bozka_reader import ANSWER_LABELS  # a system so named would read as an answer
-from .campaign_texts import read_texts
+from .campaign_texts import known_language, read_texts, unread_texts
 from .format_error import CampaignFormatError
 from . import da_quality
 from .quality import CONTROL_SOURCES, IMPORTED, PLACEMENTS, control_block, is_control_position, pool_warning
 
 SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
-LANG_RE = re.compile(r"^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$")
 SYSTEM_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ._+-]{0,63}$")
+SYSTEM_CHARACTERS = "A-Z, a-z, 0-9, space, '.', '_', '+' and '-' (up to 64 characters, the first a letter or digit)"
 MAX_LINE_CHARS = 2000
 CONTROL_HEADER = ["source", "better", "worse"]
 PRACTICE_HEADER = ["source", "better", "worse", "why"]
@@ -263,11 +264,19 @@ def _table(folder, name, what, columns):
     return display, rows
 
 
-def _controls(folder, name):
-    return _table(folder, name, "controls", CONTROL_HEADER)
+def _controls(folder, name, sources, source_file):
+    """The controls of a controls file; none may be a sentence of the
+    campaign (the volunteer would meet it twice, and tell the control)."""
+    display, rows = _table(folder, name, "controls", CONTROL_HEADER)
+    refuse_campaign_sentences(
+        display, enumerate((row[0] for row in rows), start=2), sources, source_file,
+        "a volunteer would see it twice and tell the control; take controls from other sentences "
+        "(flask campaign controls makes them from held-out ones)",
+    )
+    return display, rows
 
 
-def _practice(folder, name, controls_file, controls, sources):
+def _practice(folder, name, controls_file, controls, sources, source_file):
     """The practice items, or [] when the folder has none. A practice item
     shows its answer, so it may not repeat a control (that would give the
     control away) or a sentence to judge."""
@@ -282,7 +291,6 @@ def _practice(folder, name, controls_file, controls, sources):
     for line, (source, better, worse) in enumerate(controls, start=2):
         for text in (source, better, worse):
             control_lines.setdefault(same_text(text), line)
-    judged = {same_text(source) for source in sources}
     for line, row in enumerate(rows, start=2):
         for text in row[:3]:
             if same_text(text) in control_lines:
@@ -290,13 +298,15 @@ def _practice(folder, name, controls_file, controls, sources):
                     display, line, f"repeats a text of {controls_file}:{control_lines[same_text(text)]}; "
                     "a practice item shows its answer and would give the control away"
                 )
-        if same_text(row[0]) in judged:
-            raise CampaignFormatError(display, line, "the source is a sentence of the campaign; practise on others")
+    refuse_campaign_sentences(display, enumerate((row[0] for row in rows), start=2), sources, source_file,
+                              "practise on others")
     return rows
 
 
-def read_campaign(folder):
-    """Validate a campaign folder completely; raise CampaignFormatError."""
+def read_campaign(folder, interface_languages=None):
+    """Validate a campaign folder completely; raise CampaignFormatError.
+    ``interface_languages``: the site's (config LANGUAGES), to warn of
+    [texts.LANG] tables no volunteer would read."""
     if not os.path.isdir(folder):
         raise CampaignFormatError(folder, None, "not a folder")
     data = _manifest(folder)
@@ -306,15 +316,15 @@ def read_campaign(folder):
     languages = {}
     for key in ("source_language", "target_language"):
         languages[key] = _require(data, key)
-        if not LANG_RE.match(languages[key]):
-            raise CampaignFormatError("campaign.toml", None, f"{key} must be a language code such as 'eu'")
+        _check_language(key, languages[key])
     systems = data.get("systems")
     if not isinstance(systems, dict) or len(systems) < 2:
         raise CampaignFormatError("campaign.toml", None, "[systems] must name at least two systems")
     files_seen = {}
     for name, filename in systems.items():
         if not SYSTEM_RE.match(name):
-            raise CampaignFormatError("campaign.toml", None, f"invalid system name {name!r}")
+            raise CampaignFormatError("campaign.toml", None,
+                                      f"invalid system name {name!r}: use {SYSTEM_CHARACTERS}")
         if name.lower() in ANSWER_LABELS:
             answers = ", ".join(ANSWER_LABELS)
             raise CampaignFormatError("campaign.toml", None, f"system name {name!r} is an answer ({answers}); rename it")
@@ -331,8 +341,7 @@ def read_campaign(folder):
     protocol = _protocol(data)
     settings = _settings(data, protocol)
     interface = str(data.get("interface_language", "en")).strip()
-    if not LANG_RE.match(interface):
-        raise CampaignFormatError("campaign.toml", None, "interface_language must be a language code such as 'eu'")
+    _check_language("interface_language", interface)
 
     source_file, sources = _read_lines(folder, _require(data, "source"), "source")
     outputs = {}
@@ -349,13 +358,19 @@ def read_campaign(folder):
         raise CampaignFormatError("campaign.toml", None, problem)
     controls, practice, warnings = [], [], []
     if protocol.USES_CONTROLS:
-        controls, practice, warnings = _controls_and_practice(folder, data, settings, sources)
+        controls, practice, warnings = _controls_and_practice(folder, data, settings, sources, source_file)
     else:
         for key in ("controls", "practice"):
             if key in data:
                 raise CampaignFormatError(
                     "campaign.toml", None, f"'{key}': a {protocol.NAME} campaign makes its own quality control; remove it"
                 )
+        # Read by its presence in a pairwise folder: here it would silently do nothing.
+        if os.path.exists(os.path.join(folder, PRACTICE_FILE)):
+            raise CampaignFormatError(
+                PRACTICE_FILE, None, f"a {protocol.NAME} campaign has no practice items (they are pairwise "
+                "comparisons with their answer); remove the file"
+            )
         if references is not None:
             warnings += same_as_reference(references, outputs)
     defaults = {
@@ -364,6 +379,8 @@ def read_campaign(folder):
         "instructions": _instructions(folder, _require(data, "instructions")) if data.get("instructions") else "",
     }
     texts = read_texts(data.get("texts"), defaults, interface, lambda name: _instructions(folder, name))
+    if interface_languages is not None:
+        warnings += unread_texts(texts, interface_languages)
     return CampaignSpec(
         slug=slug,
         **defaults,
@@ -408,21 +425,30 @@ def same_as_reference(references, outputs):
             "those sentences are never shown as reference checks"]
 
 
-def _controls_and_practice(folder, data, settings, sources):
+def coverage_controls(settings, sentences):
+    """(sentences a volunteer must be able to judge before a control repeats,
+    the controls they meet meanwhile): the least pool, and the least
+    ``controls_per_volunteer`` other than 0, of an imported pool."""
+    covered = min(sentences, CONTROL_COVERAGE)
+    return covered, controls_needed(
+        covered, settings["control_first"], settings["control_every"], settings["control_placement"],
+        settings["early_control_items"], settings["early_control_every"],
+    )
+
+
+def _controls_and_practice(folder, data, settings, sources, source_file):
     """The controls, the practice items and warnings about the control pool.
     Generated controls need no file; one given is their fallback."""
     practice_name = data.get("practice")
     if practice_name is not None:
         practice_name = _require(data, "practice")
     if settings["control_source"] != IMPORTED:  # the pool is the fallback only: any size will do
-        controls_file, controls = _controls(folder, _require(data, "controls")) if "controls" in data else (None, [])
-        return controls, _practice(folder, practice_name, controls_file, controls, sources), []
-    controls_file, controls = _controls(folder, _require(data, "controls"))
-    covered = min(len(sources), CONTROL_COVERAGE)
-    needed = controls_needed(
-        covered, settings["control_first"], settings["control_every"], settings["control_placement"],
-        settings["early_control_items"], settings["early_control_every"],
-    )
+        controls_file, controls = (
+            _controls(folder, _require(data, "controls"), sources, source_file) if "controls" in data else (None, [])
+        )
+        return controls, _practice(folder, practice_name, controls_file, controls, sources, source_file), []
+    controls_file, controls = _controls(folder, _require(data, "controls"), sources, source_file)
+    covered, needed = coverage_controls(settings, len(sources))
     per_volunteer = settings["controls_per_volunteer"]
     if per_volunteer > len(controls):
         raise CampaignFormatError(
@@ -440,10 +466,10 @@ def _controls_and_practice(folder, data, settings, sources):
             controls_file,
             None,
             f"too few controls: {len(controls)} for {len(sources)} sentences; at least {needed} "
-            f"are needed so that a volunteer can judge {min(len(sources), CONTROL_COVERAGE)} "
+            f"are needed so that a volunteer can judge {covered} "
             "sentences without seeing a control twice",
         )
-    practice = _practice(folder, practice_name, controls_file, controls, sources)
+    practice = _practice(folder, practice_name, controls_file, controls, sources, source_file)
     small_pool = pool_warning(len(controls), per_volunteer, settings["expected_volunteers"])
     return controls, practice, [f"{controls_file}: {small_pool}"] if small_pool else []
 
@@ -455,6 +481,48 @@ def _same_length(display, lines, source_file, sources):
             min(len(lines), len(sources)) + 1,
             f"{len(lines)} lines, but {source_file} has {len(sources)}",
         )
+
+
+def read_sources(folder):
+    """(manifest, protocol module, settings, source file, its sentences) of
+    a campaign folder, checked: what a tool needs before the rest of the
+    folder exists (``control_pool``)."""
+    if not os.path.isdir(folder):
+        raise CampaignFormatError(folder, None, "not a folder")
+    data = _manifest(folder)
+    protocol = _protocol(data)
+    settings = _settings(data, protocol)
+    source_file, sources = _read_lines(folder, _require(data, "source"), "source")
+    return data, protocol, settings, source_file, sources
+
+
+def _check_language(key, code):
+    if not known_language(code):
+        raise CampaignFormatError(
+            "campaign.toml", None,
+            f"{key}: {code!r} is not a language code that CLDR knows, such as 'eu', 'en-GB' or 'ur'",
+        )
+
+
+def sentence_key(text):
+    """A sentence as a reader recognises it, for comparisons: Unicode NFC,
+    case and white space folded (a re-spaced or re-encoded copy is the same)."""
+    return " ".join(unicodedata.normalize("NFC", text.casefold()).split())
+
+
+def refuse_campaign_sentences(display, numbered, sources, source_file, why):
+    """Raise CampaignFormatError at the first (line, source) of ``numbered``
+    (rows of ``display``) that is one of the campaign's ``sources`` (read
+    from ``source_file``), giving ``why`` it may not be."""
+    lines = {}
+    for number, source in enumerate(sources, start=1):
+        lines.setdefault(sentence_key(source), number)
+    for line, text in numbered:
+        number = lines.get(sentence_key(text))
+        if number is not None:
+            raise CampaignFormatError(
+                display, line, f"the source is line {number} of {source_file}, a sentence of the campaign; {why}"
+            )
 
 
 def same_text(text):

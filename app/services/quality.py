@@ -102,6 +102,13 @@ def revealed_share(pool, per_volunteer, accounts):
     return 1 - (1 - each) ** accounts
 
 
+def pool_size(per_volunteer, expected_volunteers):
+    """The least pool from which ``revealing_accounts`` accounts know no more
+    than ``MAX_REVEALED`` of a volunteer's ``per_volunteer`` controls."""
+    accounts = revealing_accounts(expected_volunteers)
+    return math.ceil(per_volunteer / (1 - (1 - MAX_REVEALED) ** (1 / accounts)))
+
+
 def pool_warning(pool, per_volunteer, expected_volunteers):
     """Why the pool of ``pool`` controls is small for the expected number of
     volunteers, or None: ``revealing_accounts`` accounts would know more
@@ -115,7 +122,7 @@ def pool_warning(pool, per_volunteer, expected_volunteers):
             f"every volunteer is served from the same {pool} controls: one account that has seen them "
             "reveals every answer; set controls_per_volunteer and give a larger pool"
         )
-    enough = math.ceil(per_volunteer / (1 - (1 - MAX_REVEALED) ** (1 / accounts)))
+    enough = pool_size(per_volunteer, expected_volunteers)
     return (
         f"the pool of {pool} controls is small: {accounts} accounts would have seen about {share:.0%} of any "
         f"volunteer's {per_volunteer} controls (expected volunteers: {expected_volunteers}); "

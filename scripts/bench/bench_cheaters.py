@@ -30,7 +30,8 @@ import random
 import sys
 import time
 
-from harness import CONTROLS, SLUG, Server, bozka_env, flask, log, machine_busy, scratch, table, write_campaign
+from harness import (CONTROLS, SLUG, Server, bozka_env, flask, log, machine_busy, opening_args, scratch, table,
+                     write_campaign)
 from players import Player, holds, learn, learned_right, play_all, published_tickets
 
 
@@ -51,7 +52,7 @@ def instance(workdir, sentences, control_source, early_controls=0):
     folder = write_campaign(os.path.join(workdir, "campaign"), sentences)
     with open(os.path.join(folder, "campaign.toml"), "a", encoding="utf-8") as handle:
         handle.write(f'[settings]\ncontrol_source = "{control_source}"\nearly_control_items = {early_controls}\n')
-    log(f"  {flask(['campaign', 'import', folder], env)}")
+    log(f"  {flask(['campaign', 'import', folder, *opening_args()], env)}")
     return env, os.path.join(workdir, "instance", "bozka.sqlite3")
 
 

@@ -22,7 +22,7 @@ import statistics
 import threading
 import time
 
-from harness import ROOT, Server, bozka_env, flask, log, machine_busy, scratch, table
+from harness import ROOT, Server, bozka_env, flask, log, machine_busy, opening_args, scratch, table
 from players import holds, play_all, published_tickets
 from players_da import BOTS, DEMO_QUALITY, Player, read_campaign
 
@@ -91,9 +91,9 @@ def main(argv=None):
         instance = os.path.join(workdir, "instance")
         env = bozka_env(instance, BOZKA_PROXIES="1")
         flask(["db", "upgrade"], env)
-        flask(["campaign", "import", DEMO], env)
+        flask(["campaign", "import", DEMO, *opening_args()], env)
         folder = big_campaign(os.path.join(workdir, "big"))
-        flask(["campaign", "import", folder], env)
+        flask(["campaign", "import", folder, *opening_args()], env)
         database = os.path.join(instance, "bozka.sqlite3")
         with Server(env, workdir) as server:
             def read_log():

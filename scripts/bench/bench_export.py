@@ -36,7 +36,7 @@ import time
 from datetime import datetime, timedelta
 
 from harness import (PASSWORD, Server, bozka_instance, cpu_seconds, csrf_from, drive, flask, fmt, log, machine_busy,
-                     percentile, register, scratch, table, write_campaign)
+                     opening_args, percentile, register, scratch, table, write_campaign)
 
 EXPORT_SLUG = "export"
 ORGANISER = "organiser@bench.example.org"
@@ -61,7 +61,7 @@ def build_export_campaign(workdir, env, database, judgments, per_volunteer, seed
         content = handle.read().replace('slug = "test"', f'slug = "{EXPORT_SLUG}"', 1)
     with open(toml, "w") as handle:
         handle.write(content)
-    log(f"  {flask(['campaign', 'import', folder], env)}")
+    log(f"  {flask(['campaign', 'import', folder, *opening_args()], env)}")
 
     engine = create_engine(f"sqlite:///{database}")
     rng = random.Random(seed)

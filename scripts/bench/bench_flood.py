@@ -26,8 +26,8 @@ import sys
 import threading
 import time
 
-from harness import (ROOT, SLUG, Server, bozka_instance, log, machine_busy, percentile, raise_fd_limit, register,
-                     scratch, table, write_campaign)
+from harness import (ROOT, SLUG, Server, bozka_instance, log, machine_busy, opening_args, percentile, raise_fd_limit,
+                     register, scratch, table, write_campaign)
 
 OTHER = "127.0.0.2"
 PAGES = ("/static/css/bozka.css", f"/c/{SLUG}/", f"/c/{SLUG}/evaluate")
@@ -138,7 +138,7 @@ def serve(args, workdir, settings):
     from cluster import Cluster
 
     with Cluster(processes=1, nginx=True, env=settings, workdir=os.path.join(workdir, "cluster")) as cluster:
-        cluster.flask("campaign", "import", write_campaign(os.path.join(workdir, "campaign"), 200))
+        cluster.flask("campaign", "import", write_campaign(os.path.join(workdir, "campaign"), 200), *opening_args())
         yield cluster.nginx_port, cluster.servers[0][2]
 
 

@@ -24,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from datetime import datetime, timedelta
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -210,12 +211,21 @@ def bozka_env(instance, **settings):
     return dict(env, BOZKA_INSTANCE=instance, SECRET_KEY=secrets.token_hex(16), PYTHONPATH=ROOT, **settings)
 
 
+def opening_args(days=30):
+    """``flask campaign import``'s options that open the campaign at once,
+    its raffle committed in the same step (a benchmark never draws it)."""
+    ends_at = datetime.utcnow().replace(microsecond=0) + timedelta(days=days)
+    return ["--open", "--ends-at", ends_at.isoformat(), "--beacon", "none: a benchmark's raffle is never drawn",
+            "--beacon-at", (ends_at + timedelta(hours=1)).isoformat()]
+
+
 def bozka_instance(workdir, sentences, protocol="pairwise", **settings):
     """A fresh SQLite instance (migrations, then the generated campaign): (environment, database file)."""
     instance = os.path.join(workdir, "instance")
     env = bozka_env(instance, **settings)
     flask(["db", "upgrade"], env)
-    log(f"  {flask(['campaign', 'import', write_campaign(os.path.join(workdir, 'campaign'), sentences, protocol=protocol)], env)}")
+    folder = write_campaign(os.path.join(workdir, "campaign"), sentences, protocol=protocol)
+    log(f"  {flask(['campaign', 'import', folder, *opening_args()], env)}")
     return env, os.path.join(instance, "bozka.sqlite3")
 
 

@@ -22,7 +22,7 @@ import tempfile
 import time
 from types import SimpleNamespace
 
-from harness import ROOT, drive, fmt, log, register, stored_once, table, write_campaign
+from harness import ROOT, drive, fmt, log, opening_args, register, stored_once, table, write_campaign
 
 sys.path[:0] = [os.path.join(ROOT, "scripts"), os.path.join(ROOT, "tests")]
 
@@ -76,7 +76,8 @@ def run_setup(name, args, database_url=None, redis_url=None, processes=1, nginx=
     rows, earlier = [], []
     try:
         cluster.start()
-        cluster.flask("campaign", "import", write_campaign(os.path.join(workdir, "campaign"), args.sentences))
+        cluster.flask("campaign", "import", write_campaign(os.path.join(workdir, "campaign"), args.sentences),
+                      *opening_args())
         for number, count in enumerate(args.volunteers):
             log(f"{name}: {count} volunteers ...")
             rows.append([name] + run_level(cluster, count, args, f"{name[1]}{number}x", earlier))  # usernames a0x0001, ...

@@ -67,9 +67,10 @@ def _wait_until_up(url, process, log_path, timeout=30):
 
 
 @contextlib.contextmanager
-def served_site(prefix="bozka-e2e-"):
+def served_site(prefix="bozka-e2e-", demo=()):
     """Serve the site as ``make run`` does, in a fresh instance folder with
-    the demo campaigns; yields (base URL, environment, log path)."""
+    the demo campaigns (``demo``: more arguments of ``flask demo``); yields
+    (base URL, environment, log path)."""
     instance = tempfile.mkdtemp(prefix=prefix)
     env = {
         **os.environ,
@@ -94,7 +95,7 @@ def served_site(prefix="bozka-e2e-"):
         env["DATABASE_URL"] = database
     # The browsers answer faster than anyone reads and often pick one side:
     # the reading floor and the signs that hold a volunteer are off.
-    for step in (flask_command("db", "upgrade"), flask_command("demo"),
+    for step in (flask_command("db", "upgrade"), flask_command("demo", *demo),
                  *(flask_command(*args) for args in quiet_demo_commands())):
         done = subprocess.run(step, cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
         assert done.returncode == 0, f"{' '.join(step)} failed:\n{done.stdout}\n{done.stderr}"

@@ -114,6 +114,18 @@ def set_end_and_commit(dash, base_url, slug, ends_at, beacon, beacon_at):
     return seed
 
 
+def open_campaign(dash, base_url, slug):
+    """On the dashboard: the campaign's status set to "Open" and saved
+    (after its commitment: lifecycle.change_refused)."""
+    dash.goto(f"{base_url}/organiser/c/{slug}/")
+    unfold(dash, "Campaign")
+    dash.locator("form[action$='/status'] [name=status]").select_option("open")
+    dash.locator("form[action$='/status'] button[type=submit]").click()
+    expect(dash.locator(".flash-info")).to_be_visible()
+    expect(dash.locator(".flash-error")).to_have_count(0)
+    expect(dash.locator(".lifecycle")).to_have_attribute("data-stage", "open")
+
+
 def unfold(page, title):
     """Open a dashboard section (a <details>) by its heading, if folded."""
     fold = page.locator("details.fold", has=page.locator("summary h2", has_text=re.compile(rf"^{re.escape(title)}$")))

@@ -15,6 +15,7 @@ from e2e.i18n_pages import (
     AXE, DESKTOP, PASSWORD, PHONE, answer_for, controls, fill_registration, judge_by_clicking, log_in, new_context,
     register, run_axe, start_judging,
 )
+from scripts.bench.harness import opening_args
 
 ADDRESS = "10.6.1.1"
 VOLUNTEER = "axe.volunteer"
@@ -56,7 +57,7 @@ def test_axe_on_every_page(browser, live_server, site_cli, tmp_path):
         if os.environ.get("CI"):
             pytest.fail(message)  # CI runs `make test`, which installs it: never skip there
         pytest.skip(message)
-    site_cli("campaign", "import", _tiny_campaign(str(tmp_path / "tiny")))
+    site_cli("campaign", "import", _tiny_campaign(str(tmp_path / "tiny")), *opening_args())
     # An admin: every campaign, the accounts, audit and organisers pages.
     site_cli("user", "create", "--role", "admin", "--email", ORGANISER[1], "--username", ORGANISER[0],
              "--password", PASSWORD)

@@ -19,6 +19,7 @@ from playwright.sync_api import expect
 
 from e2e.pages import DESKTOP, PASSWORD, PHONE, phone_dashboard, rate_chart
 from helpers import QUIET_SIGNS, write_campaign
+from scripts.bench.harness import opening_args
 
 LIVE = 8_000  # ms: a broadcast interval (1 s), then the panel's fetch, with a generous margin
 SLUG = "e2e-da-dashboard"
@@ -43,7 +44,7 @@ def import_campaign(site_cli, folder):
             'name = "Test campaign"', 'name = "Scores from 0 to 100"')
     with open(manifest, "w", encoding="utf-8") as handle:
         handle.write(text)
-    site_cli("campaign", "import", folder)
+    site_cli("campaign", "import", folder, *opening_args())
 
 
 def log_in(page, base_url, email):

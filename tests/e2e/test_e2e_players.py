@@ -11,6 +11,7 @@ from helpers import write_campaign
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(__file__))), "scripts", "bench"))
 from players import Player, learn, play_all, published_tickets  # noqa: E402
+from scripts.bench.harness import opening_args  # noqa: E402
 
 SLUG = "players"
 CONTROLS = {f"Control {i}.": f"Good {i}." for i in range(1, 21)}  # as helpers.write_campaign makes them
@@ -23,7 +24,7 @@ def _campaign(tmp_path, slug, site_cli, **settings):
         text = handle.read().replace('slug = "test"', f'slug = "{slug}"')
     with open(manifest, "w", encoding="utf-8") as handle:
         handle.write(text)
-    site_cli("campaign", "import", folder)
+    site_cli("campaign", "import", folder, *opening_args())
 
 
 def test_cheaters_lose_their_tickets_and_place_and_honest_volunteers_keep_theirs(live_server, site_cli, tmp_path,

@@ -17,11 +17,15 @@ import sys
 import pytest
 
 from e2e.conftest import ROOT, served_site
-from e2e.walk import Site, walk
+from e2e.walk import PAIRWISE, Site, walk
 from databases import on_postgresql, scratch_database
 from helpers import quiet_demo_commands
 
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
+
+# The pairwise demo stays a draft: the walk's organiser sets its end,
+# publishes its raffle's commitment and opens it on the dashboard.
+WALKED = ("--draft", PAIRWISE)
 
 
 def endpoints_of_the_site():
@@ -65,7 +69,7 @@ def test_the_walk_as_make_run_serves_it(browser, tmp_path, screenshots):
 
     from e2e.conftest import flask_command
 
-    with served_site("bozka-walk-") as (url, env, log_path):
+    with served_site("bozka-walk-", demo=WALKED) as (url, env, log_path):
         def cli(*args):
             done = subprocess.run(flask_command(*args), cwd=ROOT, env=env, capture_output=True, text=True,
                                   timeout=60, stdin=subprocess.DEVNULL)
@@ -87,7 +91,7 @@ def test_the_walk_on_two_processes_behind_nginx(browser, tmp_path, screenshots):
         cluster = Cluster(database, redis_url, processes=2, nginx=True, workdir=str(tmp_path / "cluster"))
         try:
             cluster.start()
-            cluster.flask("demo")
+            cluster.flask("demo", *WALKED)
             for args in quiet_demo_commands():
                 cluster.flask(*args)
             site = Site(cluster.url, cluster.flask, database,

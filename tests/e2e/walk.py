@@ -30,7 +30,7 @@ from sqlalchemy.pool import NullPool
 
 from e2e.i18n_pages import (DESKTOP, PASSWORD, PHONE, answer_for, choose_language, controls, fill_registration, log_in,
                             new_context, register)
-from e2e.pages import set_end_and_commit, unfold
+from e2e.pages import open_campaign, set_end_and_commit, unfold
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PAIRWISE, URDU, DA = "demo-en-eu", "demo-en-ur", "demo-en-eu-da"
@@ -278,6 +278,12 @@ def download_every_export(page, site, slug, visits, folder, judging=None):
     """Click every export the campaign's dashboard offers; check each file against the database."""
     page.goto(f"{site.url}/organiser/c/{slug}/")
     unfold(page, "Exports")
+    # The columns' meanings, linked beside the exports (issue 31): readable in the browser.
+    document = page.context.new_page()
+    document.goto(site.url + page.locator("a#export-format").get_attribute("href"))
+    with open(os.path.join(ROOT, "docs", "export-format.md"), encoding="utf-8") as handle:
+        assert handle.readline().strip() in document.locator("body").inner_text()
+    document.close()
     links = page.locator("[data-export] a")
     hrefs = [links.nth(n).get_attribute("href") for n in range(links.count())]
     assert hrefs, f"{slug}: no exports offered"
@@ -316,11 +322,13 @@ BEACON = "walk beacon: 7 12 33 41 48"  # what the organiser reads at the named b
 
 
 def organiser_sets_up_the_raffle(dash, site):
-    """The end time, then the commitment naming a beacon published 10 s after
-    the end, before anyone has a ticket. Returns (seed, the beacon's time)."""
+    """The pairwise demo, a draft (WALKED): the end time, then the commitment
+    naming a beacon published 10 s after the end, then open, before anyone
+    has a ticket. Returns (seed, the beacon's time)."""
     ends_at = end_soon(45)  # after the walk's pairwise judging (about 20 s); the draw waits for it
     beacon_at = ends_at + timedelta(seconds=10)
     seed = set_end_and_commit(dash, site.url, PAIRWISE, ends_at, "the walk's beacon, round 1", beacon_at)
+    open_campaign(dash, site.url, PAIRWISE)
     # No draw while the campaign is open (checked now, 45 s before its end, whatever the machine's load).
     dash.goto(f"{site.url}/organiser/c/{PAIRWISE}/")
     unfold(dash, "Raffle")
@@ -447,6 +455,7 @@ def organiser_reviews(dash, site, slug, participation):
     dash.locator("form[action$='/clear-hold'] button[type=submit]").click()
     said_done(dash)
     dash.goto(volunteer_page)
+    dash.locator("details[data-fold=tickets] > summary").click()  # the list folds (issue 31)
     dash.locator("form[action*='/ticket/'][action$='/void'] button[type=submit]").first.click()
     said_done(dash)
     dash.goto(volunteer_page)
@@ -622,8 +631,14 @@ def verify_the_draw(page, site, seed, folder, visits):
     draw = os.path.join(folder, "raffle.json")
     with open(draw, "w", encoding="utf-8") as handle:
         handle.write(record.text())
-    done = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "verify_raffle.py"), "--draw", draw,
-                           "--tickets", tickets, "--beacon", BEACON], capture_output=True, text=True, timeout=60)
+    # The checker as the page offers it (issue 31), run alone: no Bozka beside it, Python's -I.
+    with page.expect_download() as download:
+        page.locator("a[href$='/raffle/verify_raffle.py']").click()
+    script = os.path.join(folder, "verify_raffle.py")
+    download.value.save_as(script)
+    visits.add("GET", f"{site.url}/raffle/verify_raffle.py", 200)
+    done = subprocess.run([sys.executable, "-I", script, "--draw", draw, "--tickets", tickets, "--beacon", BEACON],
+                          capture_output=True, text=True, timeout=60, cwd=folder)
     assert done.returncode == 0 and "the draw checks out" in done.stdout, done.stdout + done.stderr
     winner = re.search(r"prize 1\D+(\d+)", done.stdout, re.I)
     assert winner, done.stdout

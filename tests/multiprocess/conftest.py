@@ -18,6 +18,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from cluster import Cluster, nginx_binary  # noqa: E402
 from databases import scratch_database  # noqa: E402
 from helpers import QUIET_SIGNS, write_campaign  # noqa: E402
+from scripts.bench.harness import opening_args  # noqa: E402
 
 INTERVAL = 0.5  # seconds between ranking broadcasts
 
@@ -63,7 +64,7 @@ def running_cluster(tmp_path_factory, name, sentences):
                 str(folder / "campaign"), sentences=sentences, systems=("A", "B", "C"), controls=20,
                 judgments_per_pair=3, **QUIET_SIGNS,  # the clients answer at once
             )
-            cluster.flask("campaign", "import", campaign)
+            cluster.flask("campaign", "import", campaign, *opening_args())
             yield cluster
         finally:
             cluster.cleanup()
