@@ -129,6 +129,13 @@
     if (fold.matches && fold.matches("details[data-fold]")) remember(fold);
   }, true);
   restoreFolds(root);
+  // A link to a section (the lifecycle's next step) unfolds it.
+  function unfoldTarget() {
+    var target = window.location.hash && document.getElementById(window.location.hash.slice(1));
+    if (target && target.matches("details[data-fold]")) target.open = true;
+  }
+  window.addEventListener("hashchange", unfoldTarget);
+  unfoldTarget();
   drawCharts(root);
 
   if (!window.io) return;

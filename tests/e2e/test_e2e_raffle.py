@@ -98,6 +98,10 @@ def test_a_raffle_nobody_can_steer_as_served(browser, live_server, site_cli, sit
         log_in(dash, live_server, ORGANISER[1])
         dash.goto(f"{live_server}/organiser/c/{SLUG}/")
         expect(dash.locator(".lifecycle")).to_have_attribute("data-stage", "draft")
+        dash.locator("#section-raffle > summary").click()  # folded by the organiser...
+        expect(dash.locator("#section-raffle")).not_to_have_attribute("open", "")
+        dash.locator(".lifecycle a[href='#section-raffle']").click()  # ...and unfolded by the next step's link
+        expect(dash.locator("#section-raffle")).to_have_attribute("open", "")
         unfold(dash, "Campaign")
         dash.locator("form[action$='/status'] [name=status]").select_option("open")
         dash.locator("form[action$='/status'] button[type=submit]").click()
