@@ -79,6 +79,23 @@ def choose_locale(available, user_locale, cookie, accept_languages, campaign_loc
     the campaign's default (``campaign_locale()``), else English."""
     if user_locale in available:
         return user_locale
+    return expressed_locale(available, cookie, accept_languages) or campaign_locale() or "en"
+
+
+def expressed_locale(available, cookie, accept_languages):
+    """The language a visitor asked for: the switcher's (its cookie), else
+    their browser's; None when neither is available (the page then falls
+    back on a default nobody chose, which an account does not keep)."""
     if cookie in available:
         return cookie
-    return accept_languages.best_match(available) or campaign_locale() or "en"
+    return accept_languages.best_match(available)
+
+
+def mail_locale(available, user_locale, fallback):
+    """The language of every mail to a person: the one their account keeps
+    (``expressed_locale`` at registration, the switcher later), else
+    ``fallback`` (the page's, or the campaign's for a winner), else English."""
+    for code in (user_locale, fallback):
+        if code in available:
+            return code
+    return "en"

@@ -41,7 +41,7 @@ def test_the_judging_page_names_the_campaign_links_the_instructions_and_counts_d
     make_campaign(sentences=20)
     register(client)
     html = client.get("/c/test/evaluate").get_data(as_text=True)
-    assert 'class="campaign-name">Test campaign<' in html
+    assert 'class="campaign-name"><bdi lang="en" dir="ltr">Test campaign</bdi><' in html
     assert 'href="/c/test/instructions"' in html
     assert "10 more sentences to your next raffle number." in html
     html = judge_items(client, html).get_data(as_text=True)

@@ -7,12 +7,11 @@ from ..extensions import db, limiter
 from ..limits import remote_network
 from ..models import User, utcnow
 from ..services import accounts, outbox, rewards
-from ..services.prizes import mail_locale
 from ..services.security import address_hash, authenticate
 from ..services.summary import contribution_summary
 from ..web import campaign_or_404
 from . import bp
-from ..languages import LANGUAGE_COOKIE, language_name
+from ..languages import LANGUAGE_COOKIE, expressed_locale, language_name, mail_locale
 from .forms import (USERNAME_PROBLEMS, LoginForm, PostForm, RegisterForm, ResetForm, ResetRequestForm,
                     label_levels)
 
@@ -40,22 +39,31 @@ def _safe_next(default):
     return default
 
 
+def _in_language_of(user):
+    """Every mail to a person is written in the language their account keeps
+    (else the page's): ``with _in_language_of(user):`` around its texts
+    (``user`` None: no account, the page's)."""
+    saved = user.locale if user is not None else None
+    return force_locale(mail_locale(current_app.config["LANGUAGES"], saved, str(get_locale())))
+
+
 def _send_confirmation(user):
     """Queue the confirmation mail (the caller commits)."""
     token = accounts.make_token(current_app.config["SECRET_KEY"], "confirm", user)
     link = url_for("auth.confirm", token=token, _external=True)
-    outbox.enqueue(
-        user.email,
-        _("Confirm your email for Bozka"),
-        _("Hello %(name)s,\n\nPlease confirm your email by opening this link:\n%(link)s\n",
-          name=user.username, link=link),
-    )
+    with _in_language_of(user):
+        outbox.enqueue(
+            user.email,
+            _("Confirm your email for Bozka"),
+            _("Hello %(name)s,\n\nPlease confirm your email by opening this link:\n%(link)s\n",
+              name=user.username, link=link),
+        )
 
 
 def _send_taken_notice(user):
     """Queue, in the owner's language, the notice that someone tried to
     register with their email (the caller commits)."""
-    with force_locale(mail_locale(current_app.config["LANGUAGES"], user.locale, str(get_locale()))):
+    with _in_language_of(user):
         outbox.enqueue(
             user.email,
             _("Someone tried to register on Bozka with your email"),
@@ -72,9 +80,10 @@ def _send_reset(user, email):
     """Queue the reset mail for ``user``; for an unknown email (None) queue
     nothing but make the token and texts all the same (the same work)."""
     token = accounts.make_token(current_app.config["SECRET_KEY"], "reset", user or accounts.stand_in(email))
-    subject = _("Reset your Bozka password")
-    body = _("Open this link to choose a new password:\n%(link)s\n",
-             link=url_for("auth.reset", token=token, _external=True))
+    with _in_language_of(user):
+        subject = _("Reset your Bozka password")
+        body = _("Open this link to choose a new password:\n%(link)s\n",
+                 link=url_for("auth.reset", token=token, _external=True))
     if user is not None:
         outbox.enqueue(user.email, subject, body)
 
@@ -108,7 +117,8 @@ def login():
         user = accounts.account_for(form.email.data)
         if authenticate(user, form.password.data):
             _log_in(user, remember=form.remember.data)
-            return redirect(_safe_next(_landing_url(user)))
+            # The account's language (choose_locale) is this device's from now on, after log-out too.
+            return _remember_language(redirect(_safe_next(_landing_url(user))), user.locale)
         flash(_("Wrong email or password."), "error")
     return render_template("auth/login.html", form=form)
 
@@ -159,6 +169,10 @@ def register(slug):
                 studies_level=form.studies_level.data,
                 studies_field=form.studies_field.data,
                 signup_address=address_hash(current_app.config["SECRET_KEY"], request.remote_addr),
+                # The language they asked for (the switcher, else the browser): their pages on any device,
+                # and every mail to them.
+                locale=expressed_locale(current_app.config["LANGUAGES"], request.cookies.get(LANGUAGE_COOKIE),
+                                        request.accept_languages),
             )
             if user is None:
                 _send_taken_notice(existing)
@@ -191,8 +205,8 @@ def confirm(token):
             realtime.touch(campaign_id)  # confirmed volunteers are ranked
         flash(_("Thank you: your email is confirmed."), "info")
         # Logged out (the link opened in another browser), the judging page
-        # asks for a log-in and comes back.
-        return redirect(_landing_url(user))
+        # asks for a log-in and comes back, in the account's language.
+        return _remember_language(redirect(_landing_url(user)), user.locale)
     return redirect(url_for("volunteer.home"))
 
 
@@ -248,6 +262,13 @@ def set_language():
         if current_user.is_authenticated:
             current_user.locale = code
             db.session.commit()
-        target.set_cookie(LANGUAGE_COOKIE, code, max_age=365 * 24 * 3600, samesite="Lax", httponly=True,
-                          secure=current_app.config["SESSION_COOKIE_SECURE"])
+        _remember_language(target, code)
     return target
+
+
+def _remember_language(response, code):
+    """The device keeps the language (a cookie a year long), when there is one."""
+    if code in current_app.config["LANGUAGES"]:
+        response.set_cookie(LANGUAGE_COOKIE, code, max_age=365 * 24 * 3600, samesite="Lax", httponly=True,
+                            secure=current_app.config["SESSION_COOKIE_SECURE"])
+    return response

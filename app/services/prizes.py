@@ -4,6 +4,7 @@ from flask_babel import force_locale, gettext as _, lazy_gettext as _l
 from sqlalchemy import select
 
 from ..extensions import db
+from ..languages import mail_locale  # the one rule of a mail's language (the winner's, else the campaign's)
 from ..models import Participation, Ticket, User
 from . import outbox
 from .campaign_texts import campaign_text
@@ -33,14 +34,6 @@ def winners(campaign):
         found.append({**winner, "username": user.username, "email": user.email, "locale": user.locale,
                       "notified_at": notified.get(str(winner["prize"]))})
     return found
-
-
-def mail_locale(available, user_locale, campaign_locale):
-    """The winner's interface language, else the campaign's, else English."""
-    for code in (user_locale, campaign_locale):
-        if code in available:
-            return code
-    return "en"
 
 
 def winner_email(username, campaign_name, prize, ticket, link, note=""):

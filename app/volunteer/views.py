@@ -1,15 +1,17 @@
-from flask import Response, abort, flash, jsonify, redirect, render_template, request, url_for
+from flask import Response, abort, flash, jsonify, redirect, render_template, request, send_file, url_for
 from flask_babel import get_locale, gettext as _, lazy_gettext as _l
 from flask_login import current_user, login_required
 from sqlalchemy import select
 
 from ..auth.forms import JoinForm, PostForm, label_levels
+from ..choices import by_live_rule
 from ..languages import language_name
 from ..limits import small_body
 from ..extensions import db
 from ..models import Campaign, utcnow
 from .. import protocols, realtime
 from ..services import accounts, announcements, assignment, evaluation, leaderboard, practice, raffle, reports
+from ..services import raffle_rules
 from ..services.raffle_rules import iso
 from ..services.summary import participation_summary
 from ..web import campaign_or_404, participation_of, rng
@@ -129,7 +131,8 @@ def evaluate(slug):
                 flash(error, "error")
         step = evaluation.show(campaign, participation.id, utcnow(), rng())
     if step.status == "dismissed":
-        return render_template("volunteer/dismissed.html", campaign=campaign, step=step)
+        return render_template("volunteer/dismissed.html", campaign=campaign, step=step,
+                               by_rule=by_live_rule(step.dismissal_reason))
     if step.item is None:
         more_later = step.status == "finished" and assignment.more_may_come(campaign.id, participation.id)
         return render_template("volunteer/done.html", campaign=campaign, step=step, more_later=more_later)
@@ -276,6 +279,13 @@ def raffle_record(slug):
     """Everything the raffle published, for scripts/verify_raffle.py."""
     campaign = campaign_or_404(slug)
     return jsonify(raffle.public_record(campaign, utcnow()))
+
+
+@bp.route("/raffle/verify_raffle.py")
+def verify_script():
+    """The script that checks a draw (standard library only): the very file the site draws with."""
+    return send_file(raffle_rules.SCRIPT, mimetype="text/x-python", as_attachment=True,
+                     download_name="verify_raffle.py")
 
 
 @bp.route("/c/<slug>/raffle/tickets.csv")

@@ -14,6 +14,7 @@
   var nextButton = document.getElementById("next");
   var sending = document.getElementById("sending");
   var notices = document.getElementById("notices");
+  var missing = document.getElementById("missing"); // "no answer yet", beside the answers
   var pending = null; // the answer being sent: {token, choice} or {token, score}
   // Numbers as the server's Babel writes them in the interface language
   // (the browser may lack the language's data: Chromium formats Basque
@@ -50,9 +51,31 @@
     if ($("report")) $("report").open = false;
     form.querySelectorAll("input[type=radio][data-answer]").forEach(function (r) { r.checked = false; });
     form.dispatchEvent(new Event("bozka:item"));
-    $("question").focus({ preventScroll: false });
-    window.scrollTo(0, 0);
+    hideMissing();
+    // Keep the volunteer at the task: back to the new item's start only if
+    // they had scrolled past it (a long item), and to a notice above it (a
+    // new ticket); the answers stay on the screen in their bar (bozka.css).
+    var start = notices.childElementCount ? notices : form;
+    $("question").focus({ preventScroll: true });
+    if (start.getBoundingClientRect().top < 0) start.scrollIntoView({ block: "start" });
   }
+
+  function showMissing(text) {
+    if (!missing) { notice(text, "error"); return; }
+    missing.textContent = text;
+    missing.classList.add("flash", "flash-error"); // an error only while shown
+    missing.hidden = false;
+  }
+
+  function hideMissing() {
+    if (!missing) return;
+    missing.hidden = true;
+    missing.classList.remove("flash", "flash-error");
+  }
+  // An answer given (a radio, the slider, a key) takes the message away.
+  form.addEventListener("change", function (event) {
+    if (event.target.hasAttribute("data-answer")) hideMissing();
+  });
 
   function apply(data, resent) {
     if (data.mine) $("mine").innerHTML = data.mine; // server-rendered and escaped
@@ -118,7 +141,7 @@
     for (var i = 0; i < answerNames.length; i++) {
       var field = form.elements[answerNames[i]];
       var first = field.length ? field[0] : field;
-      if (field.value === "") { notice(first.getAttribute("data-missing"), "error"); return; }
+      if (field.value === "") { showMissing(first.getAttribute("data-missing")); return; }
       answer[answerNames[i]] = first.type === "number" ? Number(field.value) : field.value;
     }
     pending = answer;
@@ -135,6 +158,7 @@
     var radio = map[event.key] && form.querySelector("input[name=choice][value=" + map[event.key] + "]");
     if (radio) {
       radio.checked = true;
+      radio.dispatchEvent(new Event("change", { bubbles: true }));
       radio.focus();
       event.preventDefault();
     } else if (event.key === "Enter" && target && target.tagName !== "BUTTON" && target.tagName !== "A") {

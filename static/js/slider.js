@@ -19,6 +19,8 @@
     number.value = value;
     shown.textContent = value;
     slider.setAttribute("aria-valuetext", String(value));
+    // The score is given: the judging page takes its "move the slider" away.
+    number.dispatchEvent(new Event("change", { bubbles: true }));
   }
 
   function reset() {
