@@ -401,6 +401,11 @@ class Participation(db.Model):
     research_controls = db.Column(db.Integer, nullable=False, default=0, server_default="0")
     research_tests = db.Column(db.Integer, nullable=False, default=0, server_default="0")
     research_tests_too_fast = db.Column(db.Integer, nullable=False, default=0, server_default="0")
+    # The volunteer's part of the campaign's collected_judgments and
+    # equal_judgments (answered test items with a slot), so that the "equal"
+    # sign compares them with the crowd without them (services/holds.py).
+    crowd_answers = db.Column(db.Integer, nullable=False, default=0, server_default="0")
+    crowd_equal = db.Column(db.Integer, nullable=False, default=0, server_default="0")
     # Valid raffle tickets (services/rewards.py): moved by statements of
     # their own with each award and void, never by the counters above.
     tickets_valid = db.Column(db.Integer, nullable=False, default=0, server_default="0")

@@ -60,7 +60,7 @@ VOLUNTEER_COUNTERS = (
     "items_served", "items_answered", "items_counted", "reached_count_at", "controls_answered", "controls_failed",
     "tests_left", "tests_right", "tests_equal", "fast_run", "held_at", "held_reason",
     "answers_total", "answers_left", "answers_right", "answers_equal", "answers_too_fast", "minute_at", "minute_answers",
-    "busiest_minute", "research_controls", "research_tests", "research_tests_too_fast",
+    "busiest_minute", "research_controls", "research_tests", "research_tests_too_fast", "crowd_answers", "crowd_equal",
 )
 _SAVE_COUNTERS = (
     update(Participation.__table__)

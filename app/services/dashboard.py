@@ -12,8 +12,8 @@ from sqlalchemy import func, select
 from .. import protocols
 from ..choices import AGE_GROUPS, LANGUAGE_LEVELS, STUDIES_FIELDS, STUDIES_LEVELS
 from ..extensions import db
-from ..models import Item, RaffleCommitment
-from . import counting, da_dashboard, leaderboard, raffle, raffle_list, research, totals, volunteer_figures
+from ..models import Item, RaffleCommitment, utcnow
+from . import counting, da_dashboard, leaderboard, quality, raffle, raffle_list, research, totals, volunteer_figures
 from .pseudonyms import pseudonym
 
 CONTRIBUTION_BANDS = [(1, 25), (26, 100), (101, 250), (251, 600), (601, None)]
@@ -126,7 +126,7 @@ def summary(campaign, now):
         "sentences": sentence_histogram(campaign),
         "chart": answer_rate(campaign.id),
         "top": top_contributors(campaign),
-        "raffle": raffle_state(campaign),
+        "raffle": raffle_state(campaign, now),
     }
 
 
@@ -134,11 +134,15 @@ def top_contributors(campaign, n=leaderboard.PRIZES):
     """The prize winners, from the cached ranking. Each row carries both the
     username (organisers award the prizes) and the export pseudonym (all a
     researcher is shown); ``hidden`` says the volunteer hides their name
-    from the public ranking."""
+    from the public ranking. Equal counts share a rank, as in the volunteers'
+    ranking (``leaderboard.competition_ranks``; the ranks of a top are those
+    of the whole list)."""
+    entries = leaderboard.get(campaign.id).entries[:n]
+    ranks = leaderboard.competition_ranks([entry.count for entry in entries])
     return [
-        {"rank": i + 1, "username": entry.name, "hidden": entry.hidden,
+        {"rank": rank, "username": entry.name, "hidden": entry.hidden,
          "volunteer": pseudonym(campaign, entry.user_id), "count": entry.count}
-        for i, entry in enumerate(leaderboard.get(campaign.id).entries[:n])
+        for rank, entry in zip(ranks, entries)
     ]
 
 
@@ -164,12 +168,11 @@ def sentence_histogram(campaign):
     return {"bins": bins, "nothing_to_judge": counts.get(totals.NOTHING_TO_JUDGE, 0)}
 
 
-def raffle_state(campaign):
+def raffle_state(campaign, now=None):
     record = db.session.scalar(select(RaffleCommitment).where(RaffleCommitment.campaign_id == campaign.id))
-    valid, listed = raffle.list_counts_now(campaign)
     return {
-        "tickets": valid,
-        "eligible": listed,  # the rule of who counts (counting.py)
+        **raffle_tickets(campaign, raffle_list.valid(campaign),
+                         raffle_list.holders(campaign, raffle.frozen_at(campaign, record, now or utcnow()))),
         "commitment": record.seed_sha256 if record else None,
         "draw_at": record.draw_at if record else None,
         "beacon": record.beacon if record else None,
@@ -178,6 +181,22 @@ def raffle_state(campaign):
         "seed": record.seed if record and record.drawn_at else None,
         "winners": record.winners if record and record.drawn_at else [],
     }
+
+
+def raffle_tickets(campaign, valid, holders):
+    """The raffle's ticket figures as the published list has them: ``eligible``
+    on the list (the rule of who counts, counting.py), and the valid tickets
+    left out of it by why (``left_out``: [(reason, tickets)], the codes of
+    ``quality.WHO_COUNTS`` and "unconfirmed": their holder's email is not
+    confirmed), from ``valid`` and ``raffle_list.holders``' counts."""
+    listed = holders.get(None, 0)
+    left_out = [(reason, holders[reason]) for reason in quality.WHO_COUNTS if holders.get(reason)]
+    # Valid tickets whose holders have not confirmed their email: in no row of ``holders``.
+    unconfirmed = valid - sum(holders.values())
+    if unconfirmed > 0:
+        left_out.append(("unconfirmed", unconfirmed))
+    return {"tickets": valid, "eligible": listed, "left_out": left_out,
+            "left_out_total": sum(n for _reason, n in left_out)}
 
 
 def forget(campaign_id=None):

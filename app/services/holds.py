@@ -38,11 +38,22 @@ def same_side_p(left, right):
     return min(1.0, 2 * float(bdtrc(max(left, right) - 1, n, 0.5)))
 
 
-def crowd_equal_share(equal_judgments, judgments):
-    """The share of "equal" a volunteer is compared with."""
+def crowd_equal_share(equal_judgments, judgments, own_equal=0, own=0):
+    """The share of "equal" a volunteer is compared with: the crowd's
+    (``equal_judgments`` of ``judgments``, the campaign's counters) without
+    the volunteer's own ``own_equal`` of ``own`` answers, so that one who
+    answers much of a small campaign does not raise the bar they are held to."""
+    equal_judgments, judgments = equal_judgments - own_equal, judgments - own
     if judgments < CROWD_MINIMUM:
         return EQUAL_PRIOR
     return max(EQUAL_FLOOR, equal_judgments / judgments)
+
+
+def crowd_counters(participation, choice):
+    """The volunteer's crowd counters after one more answer counted in the
+    campaign's ``collected_judgments`` (and, if "equal", ``equal_judgments``)."""
+    return {"crowd_answers": participation.crowd_answers + 1,
+            "crowd_equal": participation.crowd_equal + (choice == "equal")}
 
 
 def equal_p(equal, tests, share):

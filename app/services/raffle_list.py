@@ -23,6 +23,7 @@ so that a void is public at once however it was made):
 """
 import hashlib
 import threading
+from collections import Counter
 from dataclasses import dataclass, field
 
 from sqlalchemy import bindparam, false, func, or_, select
@@ -137,22 +138,31 @@ def _tickets(campaign, frozen, *columns):
 
 
 def length(campaign, frozen):
-    """How many tickets the list has: the holders' counts of valid tickets
+    """How many tickets the list has (``holders``): the dashboard's figure."""
+    return holders(campaign, frozen)[None]
+
+
+def holders(campaign, frozen):
+    """The valid tickets of holders who confirmed their email, by why they
+    are left out of the list ({None: on the list, "held": ..., the codes of
+    ``quality.left_out_volunteer``}): the holders' counts of valid tickets
     (``Participation.tickets_valid``) summed by their state, one row per
-    state (``quality.left_out_volunteer`` deciding), without reading a
-    ticket: the dashboard's figure. Once the list froze no ticket is won or
+    state, without reading a ticket. Once the list froze no ticket is won or
     voided, so the counts are those of the moment it froze."""
     before = (lambda column: column.is_not(None)) if frozen is None else (lambda column: column < frozen)
     dropped = counting.dropped_condition(campaign)
     untested = research.untested_condition(campaign.check_every) if protocols.of(campaign).USES_CONTROLS else None
     state = (before(Participation.dismissed_at), before(Participation.held_at), dropped, untested)
     # None: the rule does not apply. Selected as false, never grouped on (a constant there is a column number).
-    holders = (select(func.sum(Participation.tickets_valid), *(false() if flag is None else flag for flag in state))
-               .join(User, User.id == Participation.user_id)
-               .where(Participation.campaign_id == campaign.id, before(User.email_confirmed_at),
-                      Participation.tickets_valid > 0)
-               .group_by(*(flag for flag in state if flag is not None)))
-    return sum(int(n) for n, *flags in db.session.execute(holders) if not _reason(flags))
+    rows = (select(func.sum(Participation.tickets_valid), *(false() if flag is None else flag for flag in state))
+            .join(User, User.id == Participation.user_id)
+            .where(Participation.campaign_id == campaign.id, before(User.email_confirmed_at),
+                   Participation.tickets_valid > 0)
+            .group_by(*(flag for flag in state if flag is not None)))
+    counts = Counter({None: 0})
+    for n, *flags in db.session.execute(rows):
+        counts[_reason(flags)] += int(n)
+    return counts
 
 
 def valid(campaign):

@@ -1,94 +1,23 @@
-"""The raffle's arithmetic and its checks, free of Flask and the database
-(standard library only), so that ``scripts/verify_raffle.py`` and anyone
-else can recompute and check a draw."""
-import hashlib
-from datetime import datetime
+"""The raffle's arithmetic and its checks, free of Flask and the database.
 
+They live in ``scripts/verify_raffle.py``, the standard-library-only script
+anyone downloads from a raffle page to check a draw (``SCRIPT``, served by
+``volunteer.verify_script``): the site loads that very file, so the code that
+draws the winners and the code that checks them are one.
+"""
+import importlib.util
+import os
 
-def sha256_hex(text):
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+SCRIPT = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "scripts",
+                      "verify_raffle.py")
 
+_spec = importlib.util.spec_from_file_location("bozka_verify_raffle", SCRIPT)
+verifier = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(verifier)
 
-def tickets_digest(tickets):
-    """SHA-256 of the published ticket list, one "number,volunteer" per line."""
-    return sha256_hex("".join(f"{number},{holder}\n" for number, holder in tickets))
-
-
-def normal_beacon(value):
-    """The beacon's value as the draw hashes it: runs of spaces and line
-    breaks as one space, none at either end (so "7  12\\n33" is "7 12 33")."""
-    return " ".join((value or "").split())
-
-
-def draw_winners(seed, tickets, prizes, beacon=None):
-    """Pure and deterministic: ``tickets`` is [(number, holder)], any order.
-
-    With D the SHA-256 of the list sorted by number (``tickets_digest``) and
-    B the beacon's value (``normal_beacon``), prize k (1-based) goes to the
-    ticket at index int(SHA-256(f"{seed}:{B}:{D}:{k}"), 16) mod n of the
-    remaining tickets, sorted by number; then every ticket of that holder
-    leaves the pool, so nobody wins twice. B is published only after the list
-    froze, so nobody, the organiser who knows the seed included, knows the
-    winners of a list while it can still change. ``beacon`` None: the rule
-    of draws made before beacons, f"{seed}:{D}:{k}".
-    """
-    pool = sorted(tickets)
-    digest = tickets_digest(pool)
-    mixed = f"{seed}:{digest}" if beacon is None else f"{seed}:{normal_beacon(beacon)}:{digest}"
-    winners = []
-    for prize in range(1, prizes + 1):
-        if not pool:
-            break
-        index = int(sha256_hex(f"{mixed}:{prize}"), 16) % len(pool)
-        number, holder = pool[index]
-        winners.append({"prize": prize, "ticket": number, "volunteer": holder})
-        pool = [ticket for ticket in pool if ticket[1] != holder]
-    return winners
-
-
-def iso(moment):
-    """A UTC time as the published record writes it ("2026-12-01T18:00:00Z")."""
-    return None if moment is None else moment.isoformat(timespec="seconds") + "Z"
-
-
-def _time(text):
-    return datetime.fromisoformat(text.replace("Z", "+00:00")).replace(tzinfo=None) if text else None
-
-
-def check_draw(published, tickets, beacon):
-    """The checks of a drawn raffle: [(what, problem or None)], in order.
-
-    ``published``: the raffle's public record (``/c/<slug>/raffle.json``);
-    ``tickets``: [(number, holder)] as the checker saved the list;
-    ``beacon``: the beacon's value as the checker read it at its source.
-    """
-    commitment, draw = published.get("commitment") or {}, published.get("draw")
-    if draw is None:
-        return [("draw", "the raffle has not been drawn")]
-    closed, beacon_at = _time(published.get("closed_at")), _time(commitment.get("beacon_at"))
-    committed, drawn = _time(commitment.get("committed_at")), _time(draw.get("drawn_at"))
-    checks = [("commitment", None if sha256_hex(draw["seed"]) == commitment.get("seed_sha256")
-               else "SHA-256 of the revealed seed is not the published commitment")]
-    if not commitment.get("beacon") or beacon_at is None:
-        checks.append(("beacon named", "the commitment names no beacon: whoever knew the seed knew the winners "
-                                       "of any list before it froze"))
-    elif closed is None or not committed or committed >= closed or beacon_at <= closed:
-        checks.append(("beacon named", f"the beacon's time ({commitment['beacon_at']}) must come after the close "
-                                       f"({published.get('closed_at')}), named by a commitment made before it"))
-    else:
-        checks.append(("beacon named", None))
-    used = draw.get("beacon_value")
-    checks.append(("beacon value", None if used is not None and normal_beacon(beacon) == used
-                   else f"the draw used {used!r}, not the value given {normal_beacon(beacon)!r}"))
-    checks.append(("draw time", None if drawn and beacon_at and drawn >= beacon_at
-                   else "the draw took place before the beacon's time"))
-    late = [void for void in published.get("voids", []) if closed is None or _time(void["voided_at"]) >= closed]
-    checks.append(("voids", None if not late else "voided after the close: " + ", ".join(
-        f"ticket {void['ticket']} at {void['voided_at']}" for void in late)))
-    digest = tickets_digest(sorted(tickets))
-    checks.append(("ticket list", None if digest == draw.get("tickets_sha256")
-                   else f"the list given hashes to {digest}, the draw used {draw.get('tickets_sha256')}"))
-    again = draw_winners(draw["seed"], tickets, draw["prizes"], beacon)
-    checks.append(("winners", None if again == draw.get("winners")
-                   else "the winners recomputed from the seed, the beacon and the list are not the published ones"))
-    return checks
+sha256_hex = verifier.sha256_hex
+tickets_digest = verifier.tickets_digest
+normal_beacon = verifier.normal_beacon
+draw_winners = verifier.draw_winners
+iso = verifier.iso
+check_draw = verifier.check_draw

@@ -44,15 +44,13 @@ class Signs:
     left: int = 0
     right: int = 0
     equal: int = 0
+    # Every test answer, scores too: DA's have no side, so the three above add up to 0 there.
+    tests: int = 0
     too_fast: int = 0
     fast_run: int = 0  # longest run of answers below the reading floor
-    crowd_equal: float = None  # the campaign's share of "equal", for comparison
+    crowd_equal: float = None  # the share of "equal" of the crowd without the volunteer, for comparison
     # The signs' own counters, since joining or the last cleared hold.
     since_clear: dict = field(default_factory=dict)
-
-    @property
-    def tests(self):
-        return self.left + self.right + self.equal
 
     @property
     def side_share(self):
@@ -70,7 +68,7 @@ def read_signs(choices_and_speed, crowd_equal=None, since_clear=None):
     count = {choice: sum(1 for c, _fast in answered if c == choice) for choice in ("left", "right", "equal")}
     fast = [bool(too_fast) for _c, too_fast in answered]
     return Signs(
-        left=count["left"], right=count["right"], equal=count["equal"], too_fast=sum(fast),
+        left=count["left"], right=count["right"], equal=count["equal"], tests=len(answered), too_fast=sum(fast),
         fast_run=longest_run(fast), crowd_equal=crowd_equal, since_clear=since_clear or {},
     )
 
@@ -108,6 +106,28 @@ class Record:
     @property
     def controls(self):
         return [judgment for judgment in self.judgments if judgment.control]
+
+
+JUDGMENTS_PAGE = 10  # rows of the judgments table a page shows: about two screens on a phone
+
+
+@dataclass
+class Page:
+    """One page of a long list: its rows, its number (from 1) and the count of pages."""
+
+    rows: list
+    number: int
+    pages: int
+    first: int  # the position in the list of its first row (from 1), 0 when empty
+    total: int
+
+
+def page_of(rows, number, size=JUDGMENTS_PAGE):
+    """Page ``number`` of ``rows`` (a number out of range: the nearest page)."""
+    pages = max(1, -(-len(rows) // size))
+    number = min(max(1, number or 1), pages)
+    start = (number - 1) * size
+    return Page(rows[start:start + size], number, pages, start + 1 if rows else 0, len(rows))
 
 
 def participation_in(campaign, participation_id):
@@ -177,7 +197,9 @@ def volunteer_record(campaign, participation):
     }
     signs = read_signs(
         ((j.choice, j.too_fast) for j in judgments if not j.control),
-        crowd_equal=share(campaign.equal_judgments, campaign.collected_judgments),
+        # The crowd without the volunteer, as the sign compares (holds.crowd_equal_share).
+        crowd_equal=share(campaign.equal_judgments - participation.crowd_equal,
+                          campaign.collected_judgments - participation.crowd_answers),
         since_clear=since_clear,
     )
     return Record(participation, user, group, judgments, tickets, signs, protocol.REVIEW, protocol.SIGNS)

@@ -1,4 +1,5 @@
 """Security rules as plain functions: passwords, audit log, hashed addresses."""
+import getpass
 import hashlib
 import hmac
 import os
@@ -95,3 +96,21 @@ def audit(user, action, target="", **details):
         AuditLog(user_id=user.id if user else None, username=user.username if user else None,
                  action=action, target=str(target)[:200], details=details or None, at=utcnow())
     )
+
+
+COMMAND_LINE = "command_line"  # the detail that names a command's system user (the audit page shows it)
+
+
+def audit_command(action, target="", **details):
+    """Record a change made by a command in the terminal (``flask raffle
+    draw``...): no account made it, so the entry names the command line and
+    the system user who ran it."""
+    audit(None, action, target, **{COMMAND_LINE: system_user()}, **details)
+
+
+def system_user():
+    """The operating system's user running this process ("?" when it has no name)."""
+    try:
+        return getpass.getuser()
+    except (OSError, KeyError):  # no login name and no passwd entry (some containers)
+        return "?"

@@ -50,16 +50,20 @@ them to a :class:`~app.stats.loader.Judgments`.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 __all__ = [
     "agreement",
     "agreement_counts",
+    "describe",
     "different_judge_counts",
     "ebaluatoia_kappa",
     "ebaluatoia_overall",
     "intra_counts",
     "kappa",
+    "kappa_margin",
     "krippendorff_alpha_nominal",
     "label_counts",
     "landis_koch",
@@ -92,6 +96,34 @@ def landis_koch(k: float | None) -> str:
         if k <= bound:
             return label
     return "almost perfect"
+
+
+# A verbal label is given only when kappa's rough 95% margin is at most the
+# width of one Landis and Koch band (0.2): with a wider margin the word could
+# be two bands off (one agreeing pair gives "almost perfect" at a margin of
+# about +-1.5).
+LABEL_MARGIN = 0.2
+FEW_PAIRS = "too few pairs"  # the label then (the report says why)
+
+
+def kappa_margin(comparable: int, p_e: float | None) -> float | None:
+    """Rough 95% half-width of kappa from ``comparable`` label pairs:
+    1.96 times the largest binomial standard error of P(A), ``sqrt(0.25 / n)``
+    (so that P(A) = 1 from one pair is not "certain"), over ``1 - P(E)``,
+    P(E) taken as known.  The pairs of one item share labels, so the true
+    margin is, if anything, wider.  None when kappa is not available."""
+    if not comparable or p_e is None or p_e >= 1.0:
+        return None
+    return 1.96 * math.sqrt(0.25 / comparable) / (1.0 - p_e)
+
+
+def describe(k: float | None, comparable: int, p_e: float | None) -> dict:
+    """``label`` (Landis and Koch's word, or a warning instead of it when the
+    margin is wider than LABEL_MARGIN), ``margin`` and ``few_pairs``."""
+    margin = kappa_margin(comparable, p_e)
+    few = k is not None and margin > LABEL_MARGIN
+    label = FEW_PAIRS if few else landis_koch(k)
+    return {"label": label, "margin": margin, "few_pairs": few}
 
 
 def label_counts(groups: np.ndarray, labels: np.ndarray,
@@ -133,7 +165,7 @@ def wmt_kappa(agreeing: int, comparable: int, ties: int, labels: int) -> dict:
     k = kappa(p_a, p_e)
     return {"kappa": k, "p_a": p_a, "p_e": p_e, "agreeing": agreeing,
             "comparable": comparable, "ties": ties, "labels": labels,
-            "label": landis_koch(k), "definition": "wmt"}
+            **describe(k, comparable, p_e), "definition": "wmt"}
 
 
 def ebaluatoia_kappa(agreeing: int, comparable: int, n_first: int, n_tie: int,
@@ -150,7 +182,7 @@ def ebaluatoia_kappa(agreeing: int, comparable: int, n_first: int, n_tie: int,
     return {"kappa": k, "p_a": p_a, "p_e": p_e, "agreeing": agreeing,
             "comparable": comparable, "ties": n_tie, "labels": labels,
             "p_first": shares[0], "p_tie": shares[1], "p_second": shares[2],
-            "label": landis_koch(k), "definition": "ebaluatoia"}
+            **describe(k, comparable, p_e), "definition": "ebaluatoia"}
 
 
 def ebaluatoia_overall(per_pair: list[dict]) -> dict:
@@ -175,7 +207,7 @@ def ebaluatoia_overall(per_pair: list[dict]) -> dict:
     k = kappa(p_a, p_e)
     return {"kappa": k, "p_a": p_a, "p_e": p_e, "agreeing": agreeing,
             "comparable": comparable, "ties": ties, "labels": labels,
-            "label": landis_koch(k), "definition": "ebaluatoia"}
+            **describe(k, comparable, p_e), "definition": "ebaluatoia"}
 
 
 def krippendorff_alpha_nominal(counts: np.ndarray,

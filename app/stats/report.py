@@ -11,6 +11,7 @@ import math
 import os
 import unicodedata
 
+from .agreement import FEW_PAIRS, LABEL_MARGIN
 from .research import FLAGGED
 from .winners import CATEGORIES
 
@@ -101,6 +102,23 @@ def agreement_rows(result) -> list[list]:
 BY_PAIR_HEADERS = ["pair", "kappa WMT", "kappa Ebaluatoia", "P(A)", "P(E) WMT",
                    "P(E) Eb.", "agreeing", "comparable", "ties", "labels",
                    "Landis & Koch"]
+
+
+def few_pairs_warnings(result) -> list[str]:
+    """A warning under the agreement table for each kappa that rests on too
+    few comparable label pairs for a Landis and Koch word (agreement.describe)."""
+    a = result["agreement"]
+    lines = []
+    for name, key in (("inter, WMT/Appraise", "inter"), ("inter, Ebaluatoia", "inter_ebaluatoia"),
+                      ("inter, different judges", "inter_different_judges"), ("intra", "intra")):
+        entry = a.get(key)
+        if entry and entry.get("few_pairs"):
+            lines.append(
+                f"  WARNING: {name} kappa {fmt_num(entry['kappa'])} rests on {entry['comparable']} comparable "
+                f"label pair{'' if entry['comparable'] == 1 else 's'}: its 95% margin is about "
+                f"+-{entry['margin']:.2f}, wider than one Landis & Koch band ({LABEL_MARGIN}), so it is not "
+                f"labelled; collect more overlapping judgments before reading it.")
+    return lines
 
 
 def by_pair_rows(result) -> list[list]:
@@ -262,13 +280,19 @@ def text_report(result) -> str:
 
     out += ["Inter-annotator agreement (Cohen's kappa)",
             table(AGREEMENT_HEADERS, agreement_rows(result), "l" + "r" * 7 + "l")]
+    out += few_pairs_warnings(result)
     a = result["agreement"]
     out += [f"Krippendorff's alpha (nominal): {fmt_num(a['krippendorff_alpha'])}",
             f"Symmetrised alpha (first/second-better totals averaged): "
             f"{fmt_num(a['krippendorff_alpha_symmetrised'])}", ""]
 
     out += ["Agreement by system pair",
-            table(BY_PAIR_HEADERS, by_pair_rows(result), "l" + "r" * 9 + "l"), ""]
+            table(BY_PAIR_HEADERS, by_pair_rows(result), "l" + "r" * 9 + "l")]
+    few = sum(1 for e in result["agreement"]["by_pair"] if e.get("few_pairs"))
+    if few:
+        out.append(f"  WARNING: {few} of {len(result['agreement']['by_pair'])} pairs' kappas rest on too few "
+                   f"comparable label pairs to be labelled (\"{FEW_PAIRS}\"; see above).")
+    out.append("")
 
     out += ["Per-sentence winners (X++: vote difference > 2, X+: 1 or 2)",
             table(WINNER_HEADERS, winner_rows(result)), ""]

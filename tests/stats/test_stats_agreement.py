@@ -46,7 +46,8 @@ def test_counts_mixed_case():
     # P(tie) = 1/5: P(E) = 0.04 + 2 * 0.4^2 = 0.36
     assert w["p_e"] == pytest.approx(0.36)
     assert w["kappa"] == pytest.approx((0.25 - 0.36) / 0.64)
-    assert w["label"] == "poor"
+    assert w["label"] == "too few pairs" and w["few_pairs"]  # 4 comparable pairs (issue 31)
+    assert landis_koch(w["kappa"]) == "poor"
     e = ebaluatoia_kappa(1, 4, n_first=3, n_tie=1, n_second=1)
     # shares 0.6, 0.2, 0.2: P(E) = 0.36 + 0.04 + 0.04
     assert e["p_e"] == pytest.approx(0.44)
