@@ -58,10 +58,28 @@ def opening_options(command):
     return command
 
 
+def set_schedule(campaign, status, starts_at, ends_at, commitment=None):
+    """``lifecycle.set_schedule`` from the command line, audited, committed;
+    a refusal is the command's error and changes nothing."""
+    from .services import lifecycle
+
+    try:
+        lifecycle.set_schedule(campaign, status, starts_at, ends_at, utcnow(), commitment=commitment)
+        if commitment:
+            sha256, beacon, beacon_at = commitment
+            _audit("raffle.commit", campaign.slug, sha256=sha256, beacon=beacon, beacon_at=str(beacon_at))
+        _audit("campaign.status", campaign.slug, status=campaign.status, starts_at=str(campaign.starts_at or ""),
+               ends_at=str(campaign.ends_at or ""))
+        db.session.commit()
+    except lifecycle.Refused as exc:
+        db.session.rollback()
+        raise click.ClickException(str(exc)) from None
+
+
 def open_campaign(campaign, starts_at, ends_at, beacon, beacon_at, sha256):
     """Open ``campaign``: with no commitment yet, publish one first (a seed
     made here unless ``sha256`` is given, shown once). Commits."""
-    from .services import lifecycle, raffle
+    from .services import raffle
 
     ends_at = ends_at or campaign.ends_at
     seed, commitment = None, None
@@ -72,16 +90,7 @@ def open_campaign(campaign, starts_at, ends_at, beacon, beacon_at, sha256):
                 "(docs/raffle.md), or publish it first on the dashboard or with flask raffle commit")
         seed = None if sha256 else raffle.new_seed()
         commitment = (sha256 or raffle.sha256_hex(seed), beacon, beacon_at)
-    try:
-        lifecycle.set_schedule(campaign, "open", starts_at, ends_at, utcnow(), commitment=commitment)
-        if commitment:
-            _audit("raffle.commit", campaign.slug, sha256=commitment[0], beacon=beacon, beacon_at=str(beacon_at))
-        _audit("campaign.status", campaign.slug, status=campaign.status, starts_at=str(campaign.starts_at or ""),
-               ends_at=str(campaign.ends_at or ""))
-        db.session.commit()
-    except lifecycle.Refused as exc:
-        db.session.rollback()
-        raise click.ClickException(str(exc)) from None
+    set_schedule(campaign, "open", starts_at, ends_at, commitment)
     if seed:
         click.echo(f"Secret seed of the raffle (keep it safe, it is not stored): {seed}")
     when = f"from {starts_at:%Y-%m-%d %H:%M} UTC" if starts_at else "now"
@@ -140,17 +149,8 @@ def open_command(slug, **opening):
 @click.argument("slug")
 def close_command(slug):
     """Close a campaign: nothing more is served, and its raffle's ticket list freezes."""
-    from .services import lifecycle
-
     campaign = _campaign(slug)
-    try:
-        lifecycle.set_schedule(campaign, "closed", campaign.starts_at, campaign.ends_at, utcnow())
-        _audit("campaign.status", campaign.slug, status=campaign.status, starts_at=str(campaign.starts_at or ""),
-               ends_at=str(campaign.ends_at or ""))
-        db.session.commit()
-    except lifecycle.Refused as exc:
-        db.session.rollback()
-        raise click.ClickException(str(exc)) from None
+    set_schedule(campaign, "closed", campaign.starts_at, campaign.ends_at)
     click.echo(f"{campaign.slug} is closed.")
 
 
