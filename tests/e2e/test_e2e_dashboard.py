@@ -164,7 +164,8 @@ def test_dashboard_updates_live_while_a_volunteer_judges(browser, live_server, s
         expect(announcement.locator("b")).to_have_count(0)
 
         # Screenshots of the dashboard, desktop and phone, each section as it
-        # is at first (the page's height printed: issue 22 found 3,900 and 5,300 px).
+        # is at first (the page's height printed: issue 22 found 3,900 and 5,300 px;
+        # issue 31's lifecycle card and raffle figures add about 150 px on a phone).
         dash.goto(f"{live_server}/organiser/c/{SLUG}/")
         dash.evaluate("window.localStorage.clear()")
         dash.reload()
@@ -176,7 +177,7 @@ def test_dashboard_updates_live_while_a_volunteer_judges(browser, live_server, s
         time.sleep(0.2)
         heights["phone"] = dash.evaluate("document.documentElement.scrollHeight")
         print(f"dashboard height: {heights}")
-        assert heights["desktop"] < 2_600 and heights["phone"] < 4_000, heights
+        assert heights["desktop"] < 2_600 and heights["phone"] < 4_200, heights
         dash.screenshot(path=os.path.join(screenshots, "dashboard-phone.png"))
         dash.screenshot(path=os.path.join(screenshots, "dashboard-phone-full.png"), full_page=True)
         phone_dashboard(dash)
