@@ -241,9 +241,14 @@ def settings_command(slug, changes):
 
 @campaign_cli.command("list")
 def list_command():
-    for campaign in db.session.scalars(select(Campaign).order_by(Campaign.id)):
+    """Each campaign: slug, protocol, where it stands (draft, ready, scheduled, open, closed, drawn), judgments."""
+    from .services import lifecycle
+
+    campaigns = db.session.scalars(select(Campaign).order_by(Campaign.id)).all()
+    stages = lifecycle.stages(campaigns, utcnow())
+    for campaign in campaigns:
         click.echo(
-            f"{campaign.slug}\t{campaign.protocol}\t{campaign.status}\t{campaign.collected_judgments}/"
+            f"{campaign.slug}\t{campaign.protocol}\t{stages[campaign.id]}\t{campaign.collected_judgments}/"
             f"{campaign.target_judgments} judgments"
         )
 

@@ -88,7 +88,9 @@ def test_the_dashboard_walks_the_lifecycle_and_offers_only_what_can_succeed(app,
     dash = _organiser(app)
     stage, page = _stage(dash)
     assert stage == "draft" and "Next: set the campaign’s end time" in page.replace("'", "’")
-    assert "/raffle/commit" in page and "/raffle/draw" not in page
+    # Nothing offered that would be refused: no commitment without an end, no "Open" before it.
+    assert "/raffle/commit" not in page and "/raffle/draw" not in page and '<option value="open"' not in page
+    assert "Set the campaign's end time first" in page
     # Opening before the commitment is refused and changes nothing.
     ends = (utcnow() + timedelta(days=2)).replace(second=0, microsecond=0)
     refused = _post(dash, "/status", status="open", ends_at=ends.strftime("%Y-%m-%dT%H:%M"))
@@ -100,11 +102,12 @@ def test_the_dashboard_walks_the_lifecycle_and_offers_only_what_can_succeed(app,
     assert app.test_client().get("/c/test/").status_code == 404
     # The end, the commitment, then open.
     _post(dash, "/status", status="draft", ends_at=ends.strftime("%Y-%m-%dT%H:%M"))
+    assert "/raffle/commit" in _stage(dash)[1]
     committed = _post(dash, "/raffle/commit", beacon="drand quicknet round 99",
                       beacon_at=(ends + timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M:%S"))
     assert committed.status_code == 200
     stage, page = _stage(dash)
-    assert stage == "ready" and "/raffle/commit" not in page
+    assert stage == "ready" and "/raffle/commit" not in page and '<option value="open"' in page
     opened = _post(dash, "/status", status="open", ends_at=ends.strftime("%Y-%m-%dT%H:%M"))
     assert "Campaign saved: Open." in opened.get_data(as_text=True)
     stage, page = _stage(dash)
@@ -120,7 +123,8 @@ def test_the_dashboard_walks_the_lifecycle_and_offers_only_what_can_succeed(app,
     _post(dash, "/status", status="closed", starts_at=starts.strftime("%Y-%m-%dT%H:%M"),
           ends_at=ends.strftime("%Y-%m-%dT%H:%M"))
     stage, page = _stage(dash)
-    assert stage == "closed" and "/organiser/c/test/status" not in page and "/raffle/draw" in page
+    assert stage == "closed" and "/organiser/c/test/status" not in page
+    assert "/raffle/draw" not in page  # not before the draw's time and the beacon's
     assert "cannot change any more" in page
     assert "<td>Closed</td>" in dash.get("/organiser/").get_data(as_text=True)
 
@@ -148,7 +152,8 @@ def test_after_the_draw_the_campaign_cannot_reopen(app, tmp_path):
     db.session.expire_all()
     assert db.session.get(Campaign, campaign.id).ends_at == campaign.ends_at
     stage, page = _stage(dash)
-    assert stage == "drawn" and "/organiser/c/test/status" not in page and "Next: tell the winners" in page
+    assert stage == "drawn" and "/organiser/c/test/status" not in page and "nobody won" in page
+    assert "nobody won" in dash.get("/organiser/c/test/raffle/winners").get_data(as_text=True)
 
 
 # --- serving after the close ------------------------------------------------------------
@@ -165,7 +170,10 @@ def test_a_closed_campaign_serves_and_counts_nothing_not_even_the_reserved_item(
     assert shown["status"] == "closed" and shown["item"] is None
     answered = client.post("/c/test/api/judgment", json={"token": item["token"], "choice": "left"},
                            headers={"X-CSRFToken": token}).get_json()
-    assert answered["status"] == "closed" and answered["answered"] == 0
+    assert answered["status"] == "closed" and answered["answered"] == 0 and answered["counted"] is False
+    # Through the page's form: told that the answer was not recorded.
+    page = client.post("/c/test/evaluate", data={"csrf_token": token, "token": item["token"], "choice": "left"})
+    assert "The campaign closed before your answer arrived: it was not recorded." in page.get_data(as_text=True)
     assert db.session.scalar(select(func.count(Item.id)).where(Item.answered_at.is_not(None))) == 0
     assert db.session.scalar(select(Participation.items_counted)) == 0
     assert db.session.scalar(select(Campaign.collected_judgments)) == 0
@@ -243,3 +251,21 @@ def test_the_demo_opens_every_campaign_with_its_raffle_committed(app, tmp_path, 
 def test_the_organiser_list_names_the_stage(app, tmp_path):
     _draft(app, tmp_path)
     assert "<td>Draft</td>" in _organiser(app).get("/organiser/").get_data(as_text=True)
+
+
+def test_the_draw_is_offered_from_the_later_of_its_time_and_the_beacons():
+    ended = _campaign("closed", ends_at=NOW - timedelta(minutes=5))
+    record = _record()
+    record.draw_at, record.beacon_at = ended.ends_at, NOW + timedelta(minutes=1)
+    from unittest import mock
+
+    with mock.patch.object(raffle, "commitment", return_value=record):
+        waiting = lifecycle.of(ended, NOW)
+        due = lifecycle.of(ended, NOW + timedelta(minutes=2))
+    assert waiting.stage == lifecycle.CLOSED and waiting.draw_from == record.beacon_at and not waiting.may_draw
+    assert due.may_draw
+    record.drawn_at, record.winners, record.notified = NOW, [{"prize": 1}, {"prize": 2}], {"1": "x"}
+    with mock.patch.object(raffle, "commitment", return_value=record):
+        assert not lifecycle.of(ended, NOW).told
+        record.notified = {"1": "x", "2": "y"}
+        assert lifecycle.of(ended, NOW).told

@@ -58,6 +58,8 @@ def campaign(slug):
     campaign = campaign_or_404(slug)
     forms = {}
     manages = organisers.may_manage(current_user, campaign)
+    now = utcnow()
+    life = lifecycle.of(campaign, now)
     if manages:
         forms = {
             "status": StatusForm(obj=campaign),
@@ -65,10 +67,10 @@ def campaign(slug):
             "commit": CommitForm(),
             "draw": DrawForm(),
         }
-    now = utcnow()
+        forms["status"].status.choices = lifecycle.statuses_offered(campaign, life.record)
     return render_template(
         "organiser/dashboard.html", campaign=campaign, data=dashboard.summary(campaign, now),
-        life=lifecycle.of(campaign, now), forms=forms, exports=export.offered(campaign),
+        life=life, forms=forms, exports=export.offered(campaign),
         reports=reports.campaign_reports(campaign, names=manages),
     )
 
@@ -178,7 +180,8 @@ def raffle_winners(slug):
     found = prizes.winners(campaign)
     audit(current_user, "raffle.winners", campaign.slug, usernames=[w["username"] for w in found])
     db.session.commit()
-    return render_template("organiser/winners.html", campaign=campaign, winners=found, form=NotifyForm())
+    return render_template("organiser/winners.html", campaign=campaign, winners=found, form=NotifyForm(),
+                           life=lifecycle.of(campaign, utcnow()))
 
 
 @bp.route("/c/<slug>/raffle/notify", methods=["POST"])

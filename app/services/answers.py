@@ -45,7 +45,7 @@ def submit(campaign, participation, token, answer, now):
     the ranking and the raffle's list are final then.
     """
     if not campaign.is_serving_at(now):
-        return Outcome("closed")
+        return Outcome("closed", counted=False)
     protocol = protocols.of(campaign)
     row = db.session.execute(protocol.CURRENT_ITEM, {"participation_id": participation.id}).first()
     item = row[0] if row is not None else None

@@ -27,7 +27,7 @@ class Step:
     texts: tuple = None  # the texts ``item`` shows, read in the step's transaction
     presented: object = None  # what ``present`` made of the step, before the commit
     participation_id: int = None
-    counted: bool = True  # False: the answer was below the reading floor
+    counted: bool = True  # False: the answer was below the reading floor, or refused (closed)
     held: bool = False  # held for review (services/holds.py)
     changed: bool = False  # the answer was stored or dismissed the volunteer, whatever is served next
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from flask_babel import lazy_gettext as _l
 from sqlalchemy import select
 
+from ..choices import CAMPAIGN_STATUSES
 from ..extensions import db
 from ..models import RaffleCommitment
 from . import raffle
@@ -40,17 +41,31 @@ def stage(campaign, record, now):
 class Lifecycle:
     stage: str
     record: object  # the raffle commitment, or None
-    may_commit: bool  # publishing the commitment can still succeed
+    may_commit: bool  # publishing the commitment can succeed now
     may_change: bool  # the status and dates may still change
-    may_draw: bool  # closed, committed, not drawn: the draw's form is offered
+    draw_from: object  # the earliest time of the draw (the later of its time and the beacon's), or None
+    may_draw: bool  # closed, committed, not drawn, that time passed: the draw's form is offered
+    told: bool  # drawn, and every winner was sent their email
 
 
 def of(campaign, now):
     """The campaign's ``Lifecycle`` now: what the dashboard shows and offers."""
     record = raffle.commitment(campaign)
     where = stage(campaign, record, now)
-    return Lifecycle(where, record, may_commit(campaign, record, now), may_change(campaign, record, now),
-                     record is not None and where == CLOSED)
+    draw_from = None
+    if record is not None and record.draw_at is not None:
+        draw_from = max(record.draw_at, record.beacon_at or record.draw_at)
+    told = where == DRAWN and len(record.notified or {}) >= len(record.winners or [])
+    return Lifecycle(where, record, may_commit(campaign, record, now) and campaign.ends_at is not None,
+                     may_change(campaign, record, now), draw_from,
+                     where == CLOSED and record is not None and (draw_from is None or now >= draw_from), told)
+
+
+def statuses_offered(campaign, record):
+    """The statuses the dashboard's form offers: "open" only once committed
+    (or if it is open already, from before the commitment was required)."""
+    keep_open = record is not None or campaign.status == "open"
+    return [(code, label) for code, label in CAMPAIGN_STATUSES if code != "open" or keep_open]
 
 
 def stages(campaigns, now):

@@ -122,6 +122,8 @@ def evaluate(slug):
         step = judge(campaign, participation.id, form.token.data, protocol.form_answer(form))
         if step.status == "stale":
             flash(_("That answer was already recorded or is out of date; here is your current sentence."), "info")
+        elif step.status == "closed":
+            flash(_("The campaign closed before your answer arrived: it was not recorded."), "info")
         elif not step.counted:
             flash(_("That answer came faster than the sentences can be read: it is kept, but it does not count "
                     "toward the ranking or the raffle."), "info")

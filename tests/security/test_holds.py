@@ -155,7 +155,7 @@ def test_a_ticket_comes_with_every_tenth_counted_answer(app, make_campaign):
     assert db.session.scalar(select(Ticket.item_position)) == 11
 
 
-def test_an_answer_after_the_campaign_closed_wins_no_ticket(app, make_campaign):
+def test_an_answer_after_the_campaign_closed_counts_for_nothing(app, make_campaign):
     campaign = _campaign(make_campaign)
     volunteer = join_volunteer(campaign, "late")
     _choices(campaign, volunteer, lambda rng: rng.choice(("left", "right")), [10] * 9)
@@ -165,10 +165,11 @@ def test_an_answer_after_the_campaign_closed_wins_no_ticket(app, make_campaign):
     step = evaluation.show(campaign, volunteer.id, START + timedelta(seconds=91), rng)
     choice = ("left" if step.item.better_left else "right") if step.item.is_control else "left"
     answered = evaluation.answer(campaign, volunteer.id, step.item.token, choice, START + timedelta(seconds=120), rng)
-    # The answer is kept and counted; the reply says the campaign has closed; no ticket.
-    assert answered.status == "closed" and answered.new_ticket is None and answered.answered == 10
+    # Refused (issue 31: the ranking and the raffle are final at the close): nothing stored or counted, no ticket.
+    assert answered.status == "closed" and answered.new_ticket is None and answered.answered == 9
+    assert not answered.counted
     assert db.session.scalar(select(db.func.count(Ticket.id))) == 0
-    assert db.session.scalar(select(Item.answered_at).where(Item.token == step.item.token)) is not None  # kept
+    assert db.session.scalar(select(Item.answered_at).where(Item.token == step.item.token)) is None
 
 
 def test_every_sign_has_a_label_for_the_organiser():

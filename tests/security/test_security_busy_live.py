@@ -195,7 +195,7 @@ def test_judgments_flow_while_a_5000_sentence_campaign_is_imported(tmp_path):
         for thread in threads:
             thread.join(timeout=60)
         assert done.returncode == 0, done.stdout + done.stderr
-        assert "Imported: test: 5000 sentences" in done.stdout
+        assert "Imported as a draft: test: 5000 sentences" in done.stdout
         during = [seconds for at, seconds in latencies if began < at < ended]
         assert all(v.failure is None and not v.server_errors for v in volunteers)
         assert len(during) >= 10, f"{len(during)} judgments in the {ended - began:.1f} s of the import"
