@@ -31,7 +31,7 @@ def read_held_out(path, use_output=False):
     optional ``output`` column). Errors name ``path`` and the line."""
     folder, name = os.path.split(os.path.abspath(path))
     try:
-        _display, lines = importer._read_lines(folder, name, "held-out")
+        _display, lines = importer.read_lines(folder, name, "held-out")
         header = [cell.strip().lower() for cell in lines[0].split("\t")]
         if header not in (HELD_OUT_HEADER, HELD_OUT_HEADER + [OUTPUT_COLUMN]):
             raise CampaignFormatError(
@@ -133,7 +133,7 @@ def controls_path(folder, manifest):
     name = manifest.get("controls")
     if not isinstance(name, str) or not name.strip():
         return os.path.join(folder, "controls.tsv"), False
-    return importer._inside(folder, name.strip(), "controls"), True
+    return importer.inside(folder, name.strip(), "controls"), True
 
 
 def write_controls(path, controls):

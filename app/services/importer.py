@@ -93,7 +93,7 @@ def controls_needed(sentences, first=2, every=5, placement="fixed", early_items=
     return controls
 
 
-def _inside(folder, name, what):
+def inside(folder, name, what):
     """The path of a file the manifest names, which must lie in the folder
     (a campaign from elsewhere must not read the server's other files)."""
     path = os.path.join(folder, name)
@@ -103,8 +103,10 @@ def _inside(folder, name, what):
     return path
 
 
-def _read_lines(folder, name, what):
-    path = _inside(folder, name, what)
+def read_lines(folder, name, what):
+    """(the file's path as shown in errors, its lines) of a text file in the
+    folder: UTF-8, one sentence a line (the pool maker reads held-out files so too)."""
+    path = inside(folder, name, what)
     display = os.path.relpath(path, folder)
     if not os.path.isfile(path):
         raise CampaignFormatError(display, None, f"{what} file not found")
@@ -245,7 +247,7 @@ def checked_settings(raw, known, defaults=True):
 def _table(folder, name, what, columns):
     """The rows of a TSV file with the header ``columns``: each row a tuple
     of non-empty fields whose better and worse translations differ."""
-    display, lines = _read_lines(folder, name, what)
+    display, lines = read_lines(folder, name, what)
     header = [cell.strip().lower() for cell in lines[0].split("\t")]
     if header != columns:
         raise CampaignFormatError(display, 1, f"header must be: {'<TAB>'.join(columns)}")
@@ -343,15 +345,15 @@ def read_campaign(folder, interface_languages=None):
     interface = str(data.get("interface_language", "en")).strip()
     _check_language("interface_language", interface)
 
-    source_file, sources = _read_lines(folder, _require(data, "source"), "source")
+    source_file, sources = read_lines(folder, _require(data, "source"), "source")
     outputs = {}
     for name, filename in systems.items():
-        display, lines = _read_lines(folder, filename, f"system {name}")
+        display, lines = read_lines(folder, filename, f"system {name}")
         _same_length(display, lines, source_file, sources)
         outputs[name] = lines
     references = None
     if data.get("reference"):
-        display, references = _read_lines(folder, _require(data, "reference"), "reference")
+        display, references = read_lines(folder, _require(data, "reference"), "reference")
         _same_length(display, references, source_file, sources)
     problem = protocol.check_settings(settings, has_references=references is not None)
     if problem:
@@ -401,7 +403,7 @@ def read_campaign(folder, interface_languages=None):
 
 def _instructions(folder, name):
     """The text of an instructions file, "" if it holds only white space."""
-    path = _inside(folder, name, "instructions")
+    path = inside(folder, name, "instructions")
     try:
         with open(path, encoding="utf-8") as handle:
             return handle.read().strip()
@@ -492,7 +494,7 @@ def read_sources(folder):
     data = _manifest(folder)
     protocol = _protocol(data)
     settings = _settings(data, protocol)
-    source_file, sources = _read_lines(folder, _require(data, "source"), "source")
+    source_file, sources = read_lines(folder, _require(data, "source"), "source")
     return data, protocol, settings, source_file, sources
 
 

@@ -56,7 +56,7 @@ def of(campaign, now):
     if record is not None and record.draw_at is not None:
         draw_from = max(record.draw_at, record.beacon_at or record.draw_at)
     told = where == DRAWN and len(record.notified or {}) >= len(record.winners or [])
-    return Lifecycle(where, record, may_commit(campaign, record, now) and campaign.ends_at is not None,
+    return Lifecycle(where, record, may_commit(campaign, record, now),
                      may_change(campaign, record, now), draw_from,
                      where == CLOSED and record is not None and (draw_from is None or now >= draw_from), told)
 
@@ -77,10 +77,10 @@ def stages(campaigns, now):
 
 
 def may_commit(campaign, record, now):
-    """Whether publishing the commitment can still succeed (the dashboard
-    offers its form only then): none yet, and the campaign not closed.
-    ``raffle.commit`` checks the rest (an end time, no ticket yet)."""
-    return record is None and stage(campaign, record, now) in (DRAFT, OPEN, SCHEDULED)
+    """Whether publishing the commitment can succeed now (the dashboard
+    offers its form only then): none yet, an end time set, and the campaign
+    not closed. ``raffle.commit`` checks the rest (no ticket yet)."""
+    return record is None and campaign.ends_at is not None and stage(campaign, record, now) in (DRAFT, OPEN, SCHEDULED)
 
 
 def may_change(campaign, record, now):
