@@ -1,3 +1,7 @@
+import os
+import shutil
+import tempfile
+
 import pytest
 
 from app.extensions import db
@@ -7,6 +11,18 @@ from browser import browser  # noqa: F401 (the session's Chromium, for every fol
 from databases import fresh_schema
 from helpers import QUIET_SIGNS, build_app, write_campaign
 
+
+def pytest_configure(config):
+    """Apps built by the tests keep their instance files (secret key, the demo's
+    raffle seeds) in a folder of their own, never in the checkout's instance/."""
+    if "BOZKA_INSTANCE" not in os.environ:
+        os.environ["BOZKA_INSTANCE"] = config.bozka_instance = tempfile.mkdtemp(prefix="bozka-tests-")
+
+
+def pytest_unconfigure(config):
+    folder = getattr(config, "bozka_instance", None)
+    if folder:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture(autouse=True)
