@@ -10,6 +10,7 @@ from flask.cli import AppGroup
 from sqlalchemy import select
 
 from . import protocols
+from .cli_plural import counted
 from .extensions import db
 from .models import ROLES, Campaign, User, utcnow
 from .services import accounts, export, importer, organisers
@@ -120,11 +121,12 @@ def import_command(path, dry_run, organiser_names, open_now, **opening):
     verb = "Valid" if dry_run else "Imported as a draft"
     if protocols.PROTOCOLS[spec.protocol].USES_CONTROLS:
         pairs = len(spec.systems) * (len(spec.systems) - 1) // 2
-        units = f"({pairs} pairs), {len(spec.controls)} controls" + (
-            f", {len(spec.practice)} practice items" if spec.practice else "")
+        units = f"({counted(pairs, 'pair')}), {counted(len(spec.controls), 'control')}" + (
+            f", {counted(len(spec.practice), 'practice item')}" if spec.practice else "")
     else:  # one translation scored at a time, with its own quality control
-        units = f"({len(spec.sources) * len(spec.systems)} translations to score)"
-    click.echo(f"{verb}: {spec.slug}: {len(spec.sources)} sentences, {len(spec.systems)} systems {units}.")
+        units = f"({counted(len(spec.sources) * len(spec.systems), 'translation')} to score)"
+    click.echo(f"{verb}: {spec.slug}: {counted(len(spec.sources), 'sentence')}, "
+               f"{counted(len(spec.systems), 'system')} {units}.")
     if spec.texts:
         click.echo(f"Texts also in: {', '.join(spec.texts)}.")
     for warning in spec.warnings:
@@ -190,7 +192,7 @@ def controls_command(folder, held_out, dry_run, better, output, replace, show, s
         raise click.ClickException(f"{path} exists; nothing written (--replace overwrites it)")
     controls, skipped = control_pool.make_pool(rows, random.Random(seed), use_output=better == "output")
     needed, advice = control_pool.pool_advice(settings, len(sources))
-    click.echo(f"{held_out}: {len(rows)} sentences: {len(controls)} controls"
+    click.echo(f"{held_out}: {counted(len(rows), 'sentence')}: {counted(len(controls), 'control')}"
                + (" would be made." if dry_run else " made.")
                + (f" {len(skipped)} skipped:" if skipped else ""))
     for line, why in skipped[:10]:
@@ -199,7 +201,9 @@ def controls_command(folder, held_out, dry_run, better, output, replace, show, s
         click.echo(f"  ... and {len(skipped) - 10} more")
     click.echo(advice)
     if len(controls) < needed:
-        click.echo(f"Warning: {len(controls)} controls are fewer than the {needed} needed: add held-out sentences.")
+        are = "is" if len(controls) == 1 else "are"
+        click.echo(f"Warning: {counted(len(controls), 'control')} {are} fewer than the {needed} needed: "
+                   "add held-out sentences.")
     if dry_run:
         for source, good, bad in controls[:show]:
             click.echo(f"\n  source: {source}\n  better: {good}\n  worse:  {bad}")
@@ -209,7 +213,7 @@ def controls_command(folder, held_out, dry_run, better, output, replace, show, s
     if not controls:
         raise click.ClickException("no control could be made; nothing written")
     control_pool.write_controls(path, controls)
-    click.echo(f"Wrote {len(controls)} controls to {path}.")
+    click.echo(f"Wrote {counted(len(controls), 'control')} to {path}.")
     if not output and not named:
         click.echo('Name it in campaign.toml: controls = "controls.tsv"')
 
@@ -555,7 +559,7 @@ def raffle_draw_command(slug, seed, beacon, prizes):
         db.session.commit()
     except raffle.RaffleError as exc:
         raise click.ClickException(str(exc)) from None
-    click.echo(f"{len(record.tickets)} eligible tickets, list SHA-256 {record.tickets_sha256}")
+    click.echo(f"{counted(len(record.tickets), 'eligible ticket')}, list SHA-256 {record.tickets_sha256}")
     for winner in record.winners:
         click.echo(f"prize {winner['prize']}: ticket {winner['ticket']} ({winner['volunteer']})")
 

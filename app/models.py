@@ -162,6 +162,9 @@ class Campaign(db.Model):
     # (0: none) show again a test item judged at least repeat_distance items before.
     repeat_share = db.Column(db.Integer, nullable=False, default=0, server_default="0")
     repeat_distance = db.Column(db.Integer, nullable=False, default=10, server_default="10")
+    # The first this many of the ranking win the organisers' prizes (0: the
+    # ranking wins none; at most leaderboard.TOP, the top a page shows).
+    leaderboard_prizes = db.Column(db.Integer, nullable=False, default=5, server_default="5")
     # Maintained counters.
     target_judgments = db.Column(db.Integer, nullable=False, default=0)
     collected_judgments = db.Column(db.Integer, nullable=False, default=0)
@@ -338,6 +341,9 @@ class PracticeItem(db.Model):
     better = db.Column(db.Text, nullable=False)
     worse = db.Column(db.Text, nullable=False)
     why = db.Column(db.Text, nullable=False)
+    # The explanation in other interface languages ({"eu": ...}, babel's
+    # codes; practice.tsv's why.<code> columns), None when it has none.
+    why_texts = db.Column(db.JSON)
 
 
 class Participation(db.Model):
@@ -672,6 +678,7 @@ class OutboxMail(db.Model):
     recipient = db.Column(db.String(254), nullable=False)
     subject = db.Column(db.String(300), nullable=False)
     body = db.Column(db.Text, nullable=False)
+    reply_to = db.Column(db.String(254))  # who the recipient's answer goes to (a winner's: the organiser)
     # queued -> sending (claimed by one sender) -> sent, or back to queued
     # for another try, or failed after the last try.
     status = db.Column(db.String(16), nullable=False, default="queued")

@@ -161,3 +161,18 @@ def confirm(username):
 
     db.session.scalar(select(User).where(User.username == username)).email_confirmed_at = utcnow()
     db.session.commit()
+
+
+def organiser_client(app, username="boss"):
+    """A test client logged in as a confirmed organiser of every campaign."""
+    from app.extensions import db
+    from app.models import utcnow
+    from app.services import accounts
+
+    user = accounts.create_user(f"{username}@example.org", username, "staff-password", role="organiser")
+    user.email_confirmed_at = utcnow()
+    give_every_campaign(user)
+    client = app.test_client()
+    client.post("/login", data={"csrf_token": csrf_token(client, "/login"), "email": user.email,
+                                "password": "staff-password"})
+    return client

@@ -121,10 +121,10 @@ def test_the_review_page_of_a_da_volunteer(app, tmp_path):
     items = db.session.scalars(select(Item).where(Item.participation_id == participation_id,
                                                   Item.answered_at.is_not(None))).all()
     quality = [item for item in items if item.qc_kind]
-    assert quality and page.count('<td data-cell="kind">') == len(quality)
-    assert page.count('<td data-cell="original-score">70</td>') == len(quality)  # the original's score beside it
+    assert quality and page.count(' data-cell="kind">') == len(quality)
+    assert page.count(' data-cell="original-score">70</td>') == len(quality)  # the original's score beside it
     assert page.count("(original: 70)") == len(quality)
-    assert page.count('<td data-cell="score">') == len(quality) + len(items)
+    assert page.count(' data-cell="score">') == len(quality) + len(items)
     report = organiser.get("/organiser/c/test/suspicious")
     assert report.status_code == 200 and "Only the quality-control rule ends participation" in report.get_data(as_text=True)
     # The dismissed volunteer's state reads as the label.

@@ -275,7 +275,7 @@ def test_the_volunteer_page_folds_its_lists_and_pages_its_judgments(app, make_ca
     for key in ("profile", "tickets", "controls", "judgments"):
         assert f'data-fold="{key}" data-default="closed">' in first, key  # folded, not open
     assert first.index('id="sign-fast"') < first.index('data-fold="tickets"')  # the evidence and decisions first
-    rows = lambda html: html.split('<table id="judgments"', 1)[1].split("</table>", 1)[0].count("<tr><td>")
+    rows = lambda html: html.split('<table id="judgments"', 1)[1].split("</table>", 1)[0].count("<tr><td")
     assert "Rows 1–10 of 60" in first and rows(first) == review.JUDGMENTS_PAGE == 10
     last = organiser.get(url + "?page=6").get_data(as_text=True)
     assert "Rows 51–60 of 60" in last and rows(last) == 10

@@ -13,7 +13,7 @@ def test_equal_counts_share_a_rank_and_the_next_rank_skips():
 
 def _ranking(counts):
     entries = [Entry(n, n, f"v{n}", False, count) for n, count in enumerate(counts, start=1)]
-    return Ranking(entries, len(entries), None, 0, 0)
+    return Ranking(entries, len(entries), None, 0, 0, 5)
 
 
 def test_the_ranking_shows_shared_ranks_everywhere():

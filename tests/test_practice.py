@@ -55,7 +55,7 @@ def test_both_sides_come_up():
 
 def test_practice_file_is_imported_in_order(app, folder):
     spec, campaign = import_campaign(folder)
-    assert spec.practice[0] == ("Practice 1.", "Right 1.", "Wrong 1.", "Because 1.")
+    assert spec.practice[0] == ("Practice 1.", "Right 1.", "Wrong 1.", "Because 1.", {})
     rows = db.session.scalars(select(PracticeItem).order_by(PracticeItem.number)).all()
     assert [(r.campaign_id, r.number, r.source, r.better, r.worse, r.why) for r in rows] == [
         (campaign.id, n, f"Practice {n}.", f"Right {n}.", f"Wrong {n}.", f"Because {n}.") for n in (1, 2, 3)
@@ -116,8 +116,8 @@ def test_the_cli_reports_practice_items(app, folder):
 def test_the_demos_have_three_practice_items(name):
     spec = read_campaign(os.path.join(os.path.dirname(DEMO), name))
     assert len(spec.practice) == 3
-    for source, better, worse, why in spec.practice:
-        assert better != worse and why
+    for source, better, worse, why, whys in spec.practice:
+        assert better != worse and why and set(whys) >= {"eu", "es"}
 
 
 # The page.

@@ -327,7 +327,7 @@ def test_the_winner_gets_an_email_in_their_language(app, make_campaign, caplog):
     from app.formats import utc
 
     with app.test_request_context():
-        assert f'<td class="sent">{utc(record.notified["1"])}</td>' in page
+        assert f'<td class="sent" data-label="Email sent">{utc(record.notified["1"])}</td>' in page
 
 
 def test_a_refused_email_changes_nothing(app, make_campaign):

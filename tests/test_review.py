@@ -342,4 +342,4 @@ def test_the_page_marks_discarded_and_too_fast_judgments(app, make_campaign):
     html = _organiser(app, "boss2").get(f"/organiser/c/test/volunteer/{participation.id}").get_data(as_text=True)
     table = re.search(r'<table id="judgments".*?</table>', html, re.S).group(0)
     rows = re.findall(r"<tr>.*?</tr>", table, re.S)[1:]
-    assert len(rows) == 6 and all(row.endswith("<td>yes</td></tr>") for row in rows)
+    assert len(rows) == 6 and all(row.endswith(">yes</td></tr>") for row in rows)

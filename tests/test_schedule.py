@@ -89,16 +89,19 @@ def test_after_the_end_the_pages_say_it_ended(app, client, make_campaign):
 
 
 def test_the_rule_of_the_first_controls_is_stated(app, client, make_campaign):
+    """As quality.dismissal_reason applies it: at every check_every-th item,
+    not at once (the wording for each setting: tests/test_rules_told.py)."""
     campaign = make_campaign()
-    rule = "A wrong answer on any of the first 2 control sentences ends your participation at once."
+    first = "If you missed any of the first 2 control sentences, your participation ends at the next check."
     for path in ("/c/test/instructions", "/c/test/register"):
         page = client.get(path).get_data(as_text=True)
-        assert rule in page, path
-        assert "more than 33% of your answers to control sentences are wrong" in page, path
-        assert "fail too many" not in page
+        assert "checked after every 10 sentences you judge" in page, path
+        assert first in page, path
+        assert "more than 1 in 3 of all your control sentences" in page, path
+        assert "at once" not in page and "fail too many" not in page
     _schedule(campaign, control_first=1)
     page = client.get("/c/test/instructions").get_data(as_text=True)
-    assert "A wrong answer on the first control sentence ends your participation at once." in page
+    assert "If you missed the first control sentence, your participation ends at the next check." in page
     # A logged-in visitor joins through the join page: the rule is there too.
     register(client)
     other = app.test_client()
@@ -107,6 +110,6 @@ def test_the_rule_of_the_first_controls_is_stated(app, client, make_campaign):
     token = csrf_token(other, "/login")
     other.post("/login", data={"csrf_token": token, "email": "second@example.org", "password": "correct horse 1"})
     page = other.get("/c/test/join").get_data(as_text=True)
-    assert re.search(r"A wrong answer on the first control sentence ends your participation", page)
+    assert re.search(r"If you missed the first control sentence, your participation ends at the next check", page)
     _schedule(campaign, control_first=0)
-    assert "ends your participation at once" not in client.get("/c/test/instructions").get_data(as_text=True)
+    assert "first control sentence" not in client.get("/c/test/instructions").get_data(as_text=True)

@@ -193,7 +193,8 @@ def raffle_notify(slug):
         link = url_for("volunteer.raffle_page", slug=slug, _external=True)
         note = (form.note.data or "").strip()
         try:
-            entry = prizes.notify(campaign, form.prize.data, current_app.config, link, note, utcnow())
+            entry = prizes.notify(campaign, form.prize.data, current_app.config, link, note, utcnow(),
+                                  reply_to=current_user.email)
             audit(current_user, "raffle.notify", campaign.slug, prize=entry["prize"], username=entry["username"])
             db.session.commit()
             flash(_("The email to the winner of prize %(prize)d is queued: the Campaigns page shows any email "

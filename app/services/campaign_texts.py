@@ -55,13 +55,19 @@ def known_language(code):
     )
 
 
+def read_in_interface(key, interface_languages):
+    """Whether a page in one of ``interface_languages`` takes a text in the
+    language ``key`` (babel's code): its language, or it without the region."""
+    return any(negotiate_locale([language], [key]) for language in interface_languages)
+
+
 def unread_texts(texts, interface_languages):
     """Warnings for the [texts.LANG] tables (``read_texts``'s keys) that no
     volunteer reads: a page takes a campaign's texts in its interface
     language, and the site has no interface in that language."""
     warnings = []
     for key in texts:
-        if not any(negotiate_locale([language], [key]) for language in interface_languages):
+        if not read_in_interface(key, interface_languages):
             code = key.replace("_", "-")
             shown = ", ".join(sorted(interface_languages))
             warnings.append(
@@ -132,8 +138,13 @@ def campaign_text(campaign, field, locale=None):
     or in its language without the region ('pt' for 'pt_BR'), else the
     default text. A CampaignText."""
     given = {key: fields[field] for key, fields in (campaign.texts or {}).items() if field in fields}
+    return pick_text(getattr(campaign, field), campaign.interface_language, given, locale)
+
+
+def pick_text(default, default_language, given, locale=None):
+    """The text of ``given`` ({babel's code: text}) for a page in ``locale``,
+    as ``campaign_text`` picks it, else ``default`` (in ``default_language``)."""
     key = negotiate_locale([str(locale)], list(given)) if locale and given else None
     if key is None:
-        default = campaign.interface_language
-        return CampaignText(getattr(campaign, field), default, text_direction(default))
+        return CampaignText(default, default_language, text_direction(default_language))
     return CampaignText(given[key], key.replace("_", "-"), text_direction(key))

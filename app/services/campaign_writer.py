@@ -118,10 +118,9 @@ def campaign_row(spec, status):
         db.session.add(
             Control(campaign_id=campaign.id, number=number, source=source, better=better, worse=worse)
         )
-    for number, (source, better, worse, why) in enumerate(spec.practice, start=1):
-        db.session.add(
-            PracticeItem(campaign_id=campaign.id, number=number, source=source, better=better, worse=worse, why=why)
-        )
+    for number, (source, better, worse, why, why_texts) in enumerate(spec.practice, start=1):
+        db.session.add(PracticeItem(campaign_id=campaign.id, number=number, source=source, better=better,
+                                    worse=worse, why=why, why_texts=why_texts or None))
     db.session.flush()
     return campaign, systems
 

@@ -130,17 +130,22 @@ def summary(campaign, now):
     }
 
 
-def top_contributors(campaign, n=leaderboard.PRIZES):
-    """The prize winners, from the cached ranking. Each row carries both the
-    username (organisers award the prizes) and the export pseudonym (all a
-    researcher is shown); ``hidden`` says the volunteer hides their name
-    from the public ranking. Equal counts share a rank, as in the volunteers'
-    ranking (``leaderboard.competition_ranks``; the ranks of a top are those
-    of the whole list)."""
-    entries = leaderboard.get(campaign.id).entries[:n]
+SHOWN_WITHOUT_PRIZES = 5  # the top contributors listed when the ranking wins no prize
+
+
+def top_contributors(campaign):
+    """The prize winners (``leaderboard_prizes``; the first five when the
+    ranking wins none), from the cached ranking. Each row carries both the
+    username (organisers award the prizes, and open the volunteer's review
+    page by ``participation``) and the export pseudonym (all a researcher is
+    shown); ``hidden`` says the volunteer hides their name from the public
+    ranking. Equal counts share a rank, as in the volunteers' ranking
+    (``leaderboard.competition_ranks``; the ranks of a top are those of the
+    whole list)."""
+    entries = leaderboard.get(campaign.id).entries[:campaign.leaderboard_prizes or SHOWN_WITHOUT_PRIZES]
     ranks = leaderboard.competition_ranks([entry.count for entry in entries])
     return [
-        {"rank": rank, "username": entry.name, "hidden": entry.hidden,
+        {"rank": rank, "username": entry.name, "hidden": entry.hidden, "participation": entry.participation_id,
          "volunteer": pseudonym(campaign, entry.user_id), "count": entry.count}
         for rank, entry in zip(ranks, entries)
     ]

@@ -14,9 +14,10 @@ from fractions import Fraction
 
 from .. import protocols
 from ..stats.bozka_reader import ANSWER_LABELS  # a system so named would read as an answer
-from .campaign_texts import known_language, read_texts, unread_texts
+from .campaign_texts import known_language, language_key, read_in_interface, read_texts, unread_texts
 from .format_error import CampaignFormatError
 from . import da_quality
+from .leaderboard import TOP
 from .quality import CONTROL_SOURCES, IMPORTED, PLACEMENTS, control_block, is_control_position, pool_warning
 
 SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
@@ -25,6 +26,7 @@ SYSTEM_CHARACTERS = "A-Z, a-z, 0-9, space, '.', '_', '+' and '-' (up to 64 chara
 MAX_LINE_CHARS = 2000
 CONTROL_HEADER = ["source", "better", "worse"]
 PRACTICE_HEADER = ["source", "better", "worse", "why"]
+WHY_IN = "why."  # then a language: the explanation in that interface language (optional columns)
 PRACTICE_FILE = "practice.tsv"  # read when present, unless the manifest names another file
 # A volunteer must be able to judge this many sentences (or all of them, if
 # fewer) before any control has to be shown twice.
@@ -51,6 +53,7 @@ SETTINGS = {
     "hold_min_tests": (int, 20, 0),
     "hold_alpha": (float, 0.00001, 0.0),
     "hold_fast_run": (int, 5, 0),
+    "leaderboard_prizes": (int, 5, 0, TOP),  # 0: the ranking wins no prize; at most the top a page shows
 }
 # Settings whose value is one of a list of words.
 WORD_SETTINGS = {"control_placement": PLACEMENTS, "control_source": CONTROL_SOURCES}
@@ -69,7 +72,7 @@ class CampaignSpec:
     references: list  # or None
     outputs: dict  # system name -> list of lines
     controls: list  # (source, better, worse)
-    practice: list = field(default_factory=list)  # (source, better, worse, why)
+    practice: list = field(default_factory=list)  # (source, better, worse, why, {language: why})
     settings: dict = field(default_factory=dict)
     interface_language: str = "en"
     # name, description and instructions in other languages (services/campaign_texts.py)
@@ -236,30 +239,36 @@ def checked_settings(raw, known, defaults=True):
             if not isinstance(value, (int, float)) or isinstance(value, bool) or not minimum <= value < maximum:
                 raise CampaignFormatError("campaign.toml", None, f"{name} must be a number from {minimum} to {maximum}")
             value = float(value)
-        elif not isinstance(value, int) or isinstance(value, bool) or value < minimum:
-            raise CampaignFormatError("campaign.toml", None, f"{name} must be an integer >= {minimum}")
-        elif most and value > maximum:
-            raise CampaignFormatError("campaign.toml", None, f"{name} must be an integer from {minimum} to {maximum}")
+        elif not isinstance(value, int) or isinstance(value, bool) or value < minimum or (most and value > maximum):
+            bounds = f"from {minimum} to {maximum}" if most else f">= {minimum}"
+            raise CampaignFormatError("campaign.toml", None, f"{name} must be an integer {bounds}")
         settings[name] = value
     return settings
 
 
-def _table(folder, name, what, columns):
+def _table(folder, name, what, columns, optional=None):
     """The rows of a TSV file with the header ``columns``: each row a tuple
-    of non-empty fields whose better and worse translations differ."""
+    of non-empty fields whose better and worse translations differ.
+    ``optional(display, extra header cells)``: checks columns allowed after
+    ``columns``; their cells may be empty (or missing at the end of a line)."""
     display, lines = read_lines(folder, name, what)
     header = [cell.strip().lower() for cell in lines[0].split("\t")]
-    if header != columns:
-        raise CampaignFormatError(display, 1, f"header must be: {'<TAB>'.join(columns)}")
-    rows = []
+    if header[:len(columns)] != columns or (len(header) > len(columns) and optional is None):
+        more = f"<TAB>{WHY_IN}<language>..." if optional else ""
+        raise CampaignFormatError(display, 1, f"header must be: {'<TAB>'.join(columns)}{more}")
+    if optional:
+        optional(display, header[len(columns):])
+    rows, most = [], len(header)
     for number, line in enumerate(lines[1:], start=2):
         cells = [cell.strip() for cell in line.split("\t")]
-        if len(cells) != len(columns):
+        if not len(columns) <= len(cells) <= most or (optional is None and len(cells) != most):
+            expected = f"{len(columns)} to {most}" if most > len(columns) else str(len(columns))
             raise CampaignFormatError(
-                display, number, f"expected {len(columns)} tab-separated fields, found {len(cells)}"
+                display, number, f"expected {expected} tab-separated fields, found {len(cells)}"
             )
-        if not all(cells):
+        if not all(cells[:len(columns)]):
             raise CampaignFormatError(display, number, "empty field")
+        cells += [""] * (most - len(cells))  # a line's last empty cells: its tabs were stripped with its end
         if cells[1] == cells[2]:
             raise CampaignFormatError(display, number, "the better and worse translations are the same")
         rows.append(tuple(cells))
@@ -278,15 +287,49 @@ def _controls(folder, name, sources, source_file):
     return display, rows
 
 
-def _practice(folder, name, controls_file, controls, sources, source_file):
-    """The practice items, or [] when the folder has none. A practice item
-    shows its answer, so it may not repeat a control (that would give the
-    control away) or a sentence to judge."""
+def why_languages(display, cells, interface, interface_languages=None):
+    """The languages (babel's codes) of practice.tsv's optional why.<code>
+    columns (header ``cells`` after PRACTICE_HEADER), checked as [texts.<code>]
+    tables are: a language CLDR knows, not the campaign's interface_language
+    (the why column's), once; and, given the site's ``interface_languages``,
+    one of them (only a page in that language shows it)."""
+    languages = []
+    for column, cell in enumerate(cells, start=len(PRACTICE_HEADER) + 1):
+        where = f"column {column} ({cell or 'empty'})"
+        code = cell[len(WHY_IN):] if cell.startswith(WHY_IN) else None
+        key = language_key(code) if code else None
+        if not code:
+            raise CampaignFormatError(display, 1,
+                                      f"{where}: an extra column must be {WHY_IN}<language>, such as why.eu")
+        if key is None:
+            raise CampaignFormatError(display, 1, f"{where}: {code!r} is not a language code that CLDR knows, "
+                                                  "such as 'eu' or 'es'")
+        if key == language_key(interface):
+            raise CampaignFormatError(display, 1, f"{where}: the why column is in {interface} (interface_language)")
+        if key in languages:
+            raise CampaignFormatError(display, 1, f"{where}: a second column for the language {code}")
+        if interface_languages is not None and not read_in_interface(key, interface_languages):
+            raise CampaignFormatError(display, 1, f"{where}: this site has no interface in {code} (it has "
+                                                  f"{', '.join(sorted(interface_languages))}): no page would show it")
+        languages.append(key)
+    return languages
+
+
+def _practice(folder, name, controls_file, controls, sources, source_file, interface="en", interface_languages=None):
+    """The practice items (source, better, worse, why, {language: why}), or
+    [] when the folder has none. A practice item shows its answer, so it may
+    not repeat a control (that would give the control away) or a sentence
+    to judge."""
     if name is None:
         if not os.path.isfile(os.path.join(folder, PRACTICE_FILE)):
             return []
         name = PRACTICE_FILE
-    display, rows = _table(folder, name, "practice", PRACTICE_HEADER)
+    languages = []
+
+    def extra_columns(display, cells):
+        languages.extend(why_languages(display, cells, interface, interface_languages))
+
+    display, rows = _table(folder, name, "practice", PRACTICE_HEADER, optional=extra_columns)
     if not rows:
         raise CampaignFormatError(display, None, "no practice items after the header")
     control_lines = {}
@@ -302,7 +345,7 @@ def _practice(folder, name, controls_file, controls, sources, source_file):
                 )
     refuse_campaign_sentences(display, enumerate((row[0] for row in rows), start=2), sources, source_file,
                               "practise on others")
-    return rows
+    return [(*row[:4], {key: why for key, why in zip(languages, row[4:]) if why}) for row in rows]
 
 
 def read_campaign(folder, interface_languages=None):
@@ -344,6 +387,7 @@ def read_campaign(folder, interface_languages=None):
     settings = _settings(data, protocol)
     interface = str(data.get("interface_language", "en")).strip()
     _check_language("interface_language", interface)
+    practice_languages = (interface, interface_languages)  # the why.<code> columns' rule
 
     source_file, sources = read_lines(folder, _require(data, "source"), "source")
     outputs = {}
@@ -360,7 +404,8 @@ def read_campaign(folder, interface_languages=None):
         raise CampaignFormatError("campaign.toml", None, problem)
     controls, practice, warnings = [], [], []
     if protocol.USES_CONTROLS:
-        controls, practice, warnings = _controls_and_practice(folder, data, settings, sources, source_file)
+        controls, practice, warnings = _controls_and_practice(folder, data, settings, sources, source_file,
+                                                              practice_languages)
     else:
         for key in ("controls", "practice"):
             if key in data:
@@ -438,9 +483,10 @@ def coverage_controls(settings, sentences):
     )
 
 
-def _controls_and_practice(folder, data, settings, sources, source_file):
+def _controls_and_practice(folder, data, settings, sources, source_file, practice_languages=("en", None)):
     """The controls, the practice items and warnings about the control pool.
-    Generated controls need no file; one given is their fallback."""
+    Generated controls need no file; one given is their fallback.
+    ``practice_languages``: (interface_language, the site's interface languages)."""
     practice_name = data.get("practice")
     if practice_name is not None:
         practice_name = _require(data, "practice")
@@ -448,7 +494,8 @@ def _controls_and_practice(folder, data, settings, sources, source_file):
         controls_file, controls = (
             _controls(folder, _require(data, "controls"), sources, source_file) if "controls" in data else (None, [])
         )
-        return controls, _practice(folder, practice_name, controls_file, controls, sources, source_file), []
+        return controls, _practice(folder, practice_name, controls_file, controls, sources, source_file,
+                                   *practice_languages), []
     controls_file, controls = _controls(folder, _require(data, "controls"), sources, source_file)
     covered, needed = coverage_controls(settings, len(sources))
     per_volunteer = settings["controls_per_volunteer"]
@@ -471,7 +518,7 @@ def _controls_and_practice(folder, data, settings, sources, source_file):
             f"are needed so that a volunteer can judge {covered} "
             "sentences without seeing a control twice",
         )
-    practice = _practice(folder, practice_name, controls_file, controls, sources, source_file)
+    practice = _practice(folder, practice_name, controls_file, controls, sources, source_file, *practice_languages)
     small_pool = pool_warning(len(controls), per_volunteer, settings["expected_volunteers"])
     return controls, practice, [f"{controls_file}: {small_pool}"] if small_pool else []
 

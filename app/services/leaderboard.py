@@ -25,7 +25,8 @@ from ..extensions import db
 from ..models import Campaign, Participation, User
 from . import counters
 
-PRIZES = 5  # the top five win the organisers' prizes
+# How many of the top win the organisers' prizes is the campaign's
+# leaderboard_prizes (5 unless campaign.toml says; 0: none, at most TOP).
 TOP = 20
 NEIGHBOURS = 2
 
@@ -67,8 +68,9 @@ def order_key(count, reached, participation_id):
 class Ranking:
     """The whole ranking (``build``), or its top with the public figures (``get``)."""
 
-    def __init__(self, entries, volunteers, last_comer, collected, target):
+    def __init__(self, entries, volunteers, last_comer, collected, target, prizes):
         self.entries = entries
+        self.prizes = prizes
         self.volunteers = volunteers
         self.last_comer = last_comer
         self.collected = collected
@@ -105,7 +107,7 @@ class Ranking:
             "collected": self.collected,
             "target": self.target,
             "volunteers": self.volunteers,
-            "prizes": PRIZES,
+            "prizes": self.prizes,
             "top": self.top(),
             "last": self.last_comer,
         }
@@ -147,7 +149,7 @@ class Places(Ranking):
     as the whole ranking would for them."""
 
     def __init__(self, campaign_id, participation_ids):
-        super().__init__([], None, None, None, None)
+        super().__init__([], None, None, None, None, None)
         ranks = {}  # the volunteers tied at a count share its rank: counted once
         self.places = {pid: standing(campaign_id, pid, ranks=ranks) for pid in participation_ids}
 
@@ -188,7 +190,7 @@ def _ranked(campaign_id, *columns, more_than=0):
 
 
 def _public_figures(campaign_id):
-    """(volunteers, last comer, collected, target)."""
+    """(volunteers, last comer, collected, target, prizes)."""
     newest = db.session.execute(
         select(User.username, User.hide_from_ranking)
         .join(Participation, Participation.user_id == User.id)
@@ -201,11 +203,12 @@ def _public_figures(campaign_id):
     if newest is not None:
         last_comer = {"n": None if newest.hide_from_ranking else newest.username}
     # The count is kept on the campaign's row (counters.count_for_campaign): counting rows grew with the campaign.
-    volunteers, target = db.session.execute(
-        select(Campaign.volunteers, Campaign.target_judgments).where(Campaign.id == campaign_id)).one()
+    volunteers, target, prizes = db.session.execute(
+        select(Campaign.volunteers, Campaign.target_judgments, Campaign.leaderboard_prizes)
+        .where(Campaign.id == campaign_id)).one()
     # As it stood at the start of the period: no answer's kind shows in it (counters.public_collected).
     collected = counters.public_collected(campaign_id, current_app.config.get("BOZKA_PUBLIC_FIGURES_SECONDS", 60))
-    return volunteers, last_comer, collected, target
+    return volunteers, last_comer, collected, target, prizes
 
 
 def build(campaign_id):

@@ -23,9 +23,10 @@ BATCH = 20  # mails one pass of a sender looks at
 STALE_CLAIM = timedelta(minutes=15)  # a sender that died while sending: try again
 
 
-def enqueue(recipient, subject, body):
-    """Add a mail to the session (the caller commits it with its own work)."""
-    mail = OutboxMail(recipient=recipient, subject=str(subject), body=str(body))
+def enqueue(recipient, subject, body, reply_to=None):
+    """Add a mail to the session (the caller commits it with its own work);
+    ``reply_to``: where the recipient's answer goes, if not to the sender."""
+    mail = OutboxMail(recipient=recipient, subject=str(subject), body=str(body), reply_to=reply_to or None)
     db.session.add(mail)
     return mail
 
@@ -42,22 +43,31 @@ def is_permanent(exc):
     return isinstance(exc, smtplib.SMTPResponseException) and exc.smtp_code >= 500
 
 
-def deliver(config, recipient, subject, body):
+def deliver(config, recipient, subject, body, reply_to=None):
     """Send one mail through SMTP when configured; otherwise write it to the log."""
     if not config.get("MAIL_SERVER"):
-        log.warning("Email (no SMTP configured) to %s: %s\n%s", recipient, subject, body)
+        answer = f"Reply-To: {reply_to}\n" if reply_to else ""
+        log.warning("Email (no SMTP configured) to %s: %s\n%s%s", recipient, subject, answer, body)
         return
-    message = EmailMessage()
-    message["From"] = config["MAIL_SENDER"]
-    message["To"] = recipient
-    message["Subject"] = subject
-    message.set_content(body)
+    message = message_of(config["MAIL_SENDER"], recipient, subject, body, reply_to)
     with smtplib.SMTP(config["MAIL_SERVER"], config["MAIL_PORT"], timeout=config["MAIL_TIMEOUT"]) as smtp:
         if config.get("MAIL_USE_TLS"):
             smtp.starttls()
         if config.get("MAIL_USERNAME"):
             smtp.login(config["MAIL_USERNAME"], config["MAIL_PASSWORD"])
         smtp.send_message(message)
+
+
+def message_of(sender, recipient, subject, body, reply_to=None):
+    """The email as sent: From, To, Subject, and Reply-To when given."""
+    message = EmailMessage()
+    message["From"] = sender
+    message["To"] = recipient
+    if reply_to:
+        message["Reply-To"] = reply_to
+    message["Subject"] = subject
+    message.set_content(body)
+    return message
 
 
 def claim(mail_id, now):
@@ -100,7 +110,7 @@ def send_due(config, now=None):
             continue  # another sender has it
         mail = db.session.get(OutboxMail, mail_id)
         try:
-            deliver(config, mail.recipient, mail.subject, mail.body)
+            deliver(config, mail.recipient, mail.subject, mail.body, mail.reply_to)
         except (smtplib.SMTPException, OSError) as exc:
             while_busy(lambda: (record_failure(config, mail, exc, utcnow()), db.session.commit()))
         else:

@@ -8,9 +8,11 @@ from sqlalchemy import bindparam, func, select
 
 from ..extensions import db
 from ..models import PracticeItem
+from .campaign_texts import pick_text
 
 # One practice item as shown: its place among ``total``, and the texts with
-# the better translation on the left when ``better_left``.
+# the better translation on the left when ``better_left``; ``why``: the
+# explanation as a campaign_texts.CampaignText (its language and direction).
 Shown = namedtuple("Shown", "number total source left right better_left why")
 # ``better``: the side ("left" or "right") of the better translation.
 Feedback = namedtuple("Feedback", "correct better choice")
@@ -40,12 +42,15 @@ def count(campaign_id):
     return db.session.scalar(_COUNT, {"campaign_id": campaign_id})
 
 
-def show(campaign_id, number, better_left):
-    """Practice item ``number`` (from 1) as shown, or None past the last."""
+def show(campaign, number, better_left, locale=None):
+    """Practice item ``number`` (from 1) as shown, or None past the last; its
+    explanation in the page's ``locale`` when practice.tsv gives it (a
+    why.<code> column), else the why column's, in the interface_language."""
     if not 1 <= number <= LAST:  # a number from a link (?n=) may be anything
         return None
-    item = db.session.scalar(_ITEM, {"campaign_id": campaign_id, "number": number})
+    item = db.session.scalar(_ITEM, {"campaign_id": campaign.id, "number": number})
     if item is None:
         return None
     left, right = (item.better, item.worse) if better_left else (item.worse, item.better)
-    return Shown(number, count(campaign_id), item.source, left, right, better_left, item.why)
+    why = pick_text(item.why, campaign.interface_language, item.why_texts or {}, locale)
+    return Shown(number, count(campaign.id), item.source, left, right, better_left, why)

@@ -47,9 +47,10 @@ def winner_email(username, campaign_name, prize, ticket, link, note=""):
     return subject, body
 
 
-def notify(campaign, prize, config, link, note, now):
+def notify(campaign, prize, config, link, note, now, reply_to=None):
     """Queue the email to the winner of ``prize`` and record when (the caller
-    commits both; the outbox sends it); returns their entry."""
+    commits both; the outbox sends it); returns their entry. ``reply_to``:
+    the sending organiser's email, so the winner's answer reaches a person."""
     entry = next((winner for winner in winners(campaign) if winner["prize"] == prize), None)
     if entry is None:
         raise RaffleError(_l("There is no winner of this prize."))
@@ -57,7 +58,7 @@ def notify(campaign, prize, config, link, note, now):
     with force_locale(locale):
         name = campaign_text(campaign, "name", locale).text
         subject, body = winner_email(entry["username"], name, prize, entry["ticket"], link, note)
-    outbox.enqueue(entry["email"], subject, body)
+    outbox.enqueue(entry["email"], subject, body, reply_to=reply_to)
     record = commitment(campaign)
     record.notified = {**(record.notified or {}), str(prize): now.isoformat(timespec="seconds") + "Z"}
     db.session.flush()

@@ -100,7 +100,7 @@ def practice_page(slug):
             flash(error, "error")
         number = form.number.data if form.number.data and not form.number.errors else request.args.get("n", 1, type=int)
         better_left = practice.better_left(rng())
-    shown = practice.show(campaign.id, number, better_left)
+    shown = practice.show(campaign, number, better_left, get_locale())
     if shown is None:
         if not practice.count(campaign.id):
             return redirect(url_for("volunteer.instructions", slug=slug))

@@ -94,6 +94,9 @@
     var focused = document.activeElement && panel.contains(document.activeElement) &&
       document.activeElement.matches("details[data-fold] > summary")
       ? document.activeElement.parentNode.getAttribute("data-fold") : null;
+    // A focused link (a volunteer's review page) keeps the focus: same address, new panel.
+    var link = document.activeElement && panel.contains(document.activeElement) &&
+      document.activeElement.matches("a[href]") ? document.activeElement.getAttribute("href") : null;
     forgetCharts(panel);
     panel.innerHTML = html;
     panel.querySelectorAll("details[data-fold]").forEach(function (fold) {
@@ -107,6 +110,12 @@
     if (focused) {
       var summary = panel.querySelector('details[data-fold="' + focused + '"] > summary');
       if (summary) summary.focus();
+    }
+    if (link) {
+      var same = Array.prototype.find.call(panel.querySelectorAll("a[href]"), function (a) {
+        return a.getAttribute("href") === link;
+      });
+      if (same) same.focus();
     }
     drawCharts(panel);
   }

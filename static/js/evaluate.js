@@ -196,7 +196,7 @@
     $(id).replaceChildren.apply($(id), items);
   }
 
-  var prizes = 5;
+  var prizes = Number(form.getAttribute("data-prizes"));  // the live ranking event sends it again
   function onRanking(data) {
     prizes = data.prizes;
     var bar = $("progress-bar");
