@@ -92,6 +92,17 @@ def by_live_rule(reason):
     return reason in dict(DISMISSAL_REASONS)
 
 
+# The kinds of dismissal the dashboard counts: each live rule's code, and
+# every organiser's reason (free text) as one kind.
+BY_ORGANISER = "by_organiser"
+DISMISSAL_KINDS = DISMISSAL_REASONS + [(BY_ORGANISER, _l("dismissed by an organiser, with a reason of their own"))]
+
+
+def dismissal_kind(reason):
+    """The kind of a stored dismissal reason (a code of ``DISMISSAL_KINDS``)."""
+    return reason if by_live_rule(reason) else BY_ORGANISER
+
+
 # The kinds of DA quality-control item (Item.qc_kind, services/da_quality.KINDS).
 QUALITY_KINDS = [
     ("bad_reference", _l("bad reference")),

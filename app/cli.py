@@ -105,6 +105,17 @@ def _organiser(username):
     return user
 
 
+def controls_said(spec):
+    """The controls the import names: generated for each volunteer (the
+    default ``control_source``) unless the folder's own are used."""
+    from .services.quality import GENERATED
+
+    if spec.settings.get("control_source", GENERATED) != GENERATED:
+        return counted(len(spec.controls), "control")
+    fallback = f" ({counted(len(spec.controls), 'control')} as their fallback)" if spec.controls else ""
+    return "controls generated for each volunteer" + fallback
+
+
 @campaign_cli.command("import")
 @click.argument("path", type=click.Path(file_okay=False))
 @click.option("--dry-run", is_flag=True, help="Only validate; write nothing.")
@@ -118,10 +129,10 @@ def import_command(path, dry_run, organiser_names, open_now, **opening):
         spec, campaign = import_campaign(path, dry_run, "draft", organiser_names)
     except CampaignFormatError as exc:
         raise click.ClickException(f"{os.path.join(path, '')}{exc}") from None
-    verb = "Valid" if dry_run else "Imported as a draft"
+    verb = "Valid" if dry_run else "Imported" if open_now else "Imported as a draft"
     if protocols.PROTOCOLS[spec.protocol].USES_CONTROLS:
         pairs = len(spec.systems) * (len(spec.systems) - 1) // 2
-        units = f"({counted(pairs, 'pair')}), {counted(len(spec.controls), 'control')}" + (
+        units = f"({counted(pairs, 'pair')}), {controls_said(spec)}" + (
             f", {counted(len(spec.practice), 'practice item')}" if spec.practice else "")
     else:  # one translation scored at a time, with its own quality control
         units = f"({counted(len(spec.sources) * len(spec.systems), 'translation')} to score)"
@@ -257,6 +268,14 @@ def list_command():
         )
 
 
+def ask_password(label):
+    """Prompt for a password twice; without a terminal (a script, a pipe)
+    getpass would fall back to echoing it, so refuse instead."""
+    if not sys.stdin.isatty():
+        raise click.ClickException("no terminal to ask the password: give --password")
+    return click.prompt(label, hide_input=True, confirmation_prompt=True)
+
+
 @user_cli.command("create")
 @click.option("--role", type=click.Choice(ROLES), required=True)
 @click.option("--email", required=True)
@@ -264,8 +283,7 @@ def list_command():
 @click.option("--password", help="Asked for when not given.")
 def create_user_command(role, email, username, password):
     """Create an account (organisers and researchers are confirmed at once)."""
-    if password is None:
-        password = click.prompt("Password", hide_input=True, confirmation_prompt=True)
+    password = password if password is not None else ask_password("Password")
     from .services.security import password_problem
 
     problem = password_problem(password, username, email)
@@ -359,8 +377,7 @@ def password_command(email, password):
     user = db.session.scalar(select(User).where(User.email == email.strip().lower()))
     if user is None:
         raise click.ClickException(f"no account with email {email}")
-    if password is None:
-        password = click.prompt("New password", hide_input=True, confirmation_prompt=True)
+    password = password if password is not None else ask_password("New password")
     from .services.security import password_problem
 
     if password_problem(password, user.username, user.email):

@@ -18,4 +18,4 @@ def test_the_import_summary_says_one_pair_and_one_sentence(app, tmp_path):
     folder = write_campaign(str(tmp_path / "c"), sentences=1, systems=("A", "B"), controls=1)
     result = CliRunner().invoke(app.cli, ["campaign", "import", "--dry-run", folder])
     assert result.exit_code == 0, result.output
-    assert "Valid: test: 1 sentence, 2 systems (1 pair), 1 control." in result.output
+    assert "Valid: test: 1 sentence, 2 systems (1 pair), controls generated for each volunteer (1 control as their fallback)." in result.output

@@ -145,7 +145,7 @@ def test_nothing_is_written_unless_everything_is_valid(app, folder):
 def test_cli_import_dry_run_and_errors(app, folder):
     runner = app.test_cli_runner()
     result = runner.invoke(args=["campaign", "import", "--dry-run", folder])
-    assert result.exit_code == 0 and "Valid: test: 6 sentences, 3 systems (3 pairs), 8 controls." in result.output
+    assert result.exit_code == 0 and "Valid: test: 6 sentences, 3 systems (3 pairs), controls generated for each volunteer (8 controls as their fallback)." in result.output
     assert db.session.scalar(select(func.count(Campaign.id))) == 0
     result = runner.invoke(args=["campaign", "import", folder])
     assert result.exit_code == 0 and "Imported" in result.output

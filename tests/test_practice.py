@@ -109,7 +109,7 @@ def test_a_malformed_practice_file_is_rejected_whole_with_its_line(app, folder, 
 def test_the_cli_reports_practice_items(app, folder):
     result = CliRunner().invoke(app.cli, ["campaign", "import", "--dry-run", folder])
     assert result.exit_code == 0, result.output
-    assert "8 controls, 3 practice items." in result.output
+    assert "(8 controls as their fallback), 3 practice items." in result.output
 
 
 @pytest.mark.parametrize("name", ["en-eu", "en-ur"])

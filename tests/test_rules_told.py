@@ -119,12 +119,12 @@ def test_the_end_time_is_shown_where_volunteers_look(app, client, make_campaign)
     assert OPEN_UNTIL in client.get("/c/test/instructions").get_data(as_text=True)
     register(client)
     judging = client.get("/c/test/evaluate").get_data(as_text=True)
-    assert re.search(r'<p class="campaign-line">.*?<span class="hint" id="open-until">'
-                     + re.escape(OPEN_UNTIL) + r"</span>\s*</p>", judging, re.S)
+    # Below the task (the answers stay on a phone's first screen).
+    assert re.search(r'id="task".*<p class="hint" id="open-until">' + re.escape(OPEN_UNTIL) + r"</p>", judging, re.S)
     assert OPEN_UNTIL in client.get("/c/test/instructions").get_data(as_text=True)
     # In the volunteer's language, with the zone, as the other times of the site.
     basque = client.get("/c/test/evaluate", headers={"Accept-Language": "eu"}).get_data(as_text=True)
-    line = _text(re.search(r'id="open-until">(.*?)</span>', basque, re.S).group(1))
+    line = _text(re.search(r'id="open-until">(.*?)</p>', basque, re.S).group(1))
     assert "2031(e)ko martxoaren 5(a)" in line and "UTC" in line and "Open until" not in line
     spanish = client.get("/c/test/instructions", headers={"Accept-Language": "es"}).get_data(as_text=True)
     assert "5 de marzo de 2031, 9:30:00 UTC" in spanish

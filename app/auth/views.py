@@ -193,6 +193,11 @@ def confirm(token):
     user = accounts.read_token(
         current_app.config["SECRET_KEY"], "confirm", token, current_app.config["EMAIL_TOKEN_MAX_AGE"]
     )
+    confirmed = accounts.signed_user(current_app.config["SECRET_KEY"], "confirm", token) if user is None else None
+    if confirmed is not None and confirmed.is_confirmed:
+        # The link was used already: nothing to do but go on (a forged token never gets here).
+        flash(_("Your email is already confirmed."), "info")
+        return _remember_language(redirect(_landing_url(confirmed)), confirmed.locale)
     if user is None:
         flash(_("This confirmation link is invalid, already used or expired."), "error")
     else:

@@ -11,7 +11,7 @@ from ..forms import Bounded, Form, at_most
 class StatusForm(Form):
     status = SelectField(_l("Status"), choices=CAMPAIGN_STATUSES)
     starts_at = DateTimeLocalField(_l("Starts at (UTC, optional)"), format="%Y-%m-%dT%H:%M", validators=[Optional()])
-    ends_at = DateTimeLocalField(_l("Ends at (UTC, optional)"), format="%Y-%m-%dT%H:%M", validators=[Optional()])
+    ends_at = DateTimeLocalField(_l("Ends at (UTC; needed before the raffle commitment and opening)"), format="%Y-%m-%dT%H:%M", validators=[Optional()])
 
 
 class VisibleText:

@@ -15,7 +15,7 @@ from ..database import execute
 from ..models import Item, Output, Sentence, Slot
 from ..services import da_dashboard, da_quality, da_review, da_sums, quality, research
 from ..services.counters import set_counters
-from ..services.slots import take_slot, take_slot_in
+from ..services.slots import choose_slot, take_slot, take_slot_in
 
 NAME = "da"
 TEMPLATE = "volunteer/item_da.html"
@@ -96,25 +96,26 @@ def serve(campaign, participation, position, rng):
     seed = quality.volunteer_seed(campaign.pseudonym_salt, participation.id)
     early = da_quality.is_early(position, campaign.raffle_every)
     distance = da_quality.EARLY_DISTANCE if early else campaign.qc_distance
-    params = {"participation_id": participation.id, "latest": position - distance,
+    # A source comes back once last seen at ``lately`` or before (test and quality-control items).
+    params = {"participation_id": participation.id, "latest": position - distance, "lately": position - distance,
               "earliest": position - distance - SEEN_WINDOW}
     if (da_quality.is_early_quality_position(position, campaign.raffle_every, seed) if early
             else da_quality.is_quality_position(position, campaign.qc_share, seed)):
-        fields = _serve_quality(campaign, params, position, seed, early)
+        fields = _serve_quality(campaign, params, position, seed, early, rng)
         if fields is not None:
             return fields
     return _serve_test(campaign, participation, params, position, rng)
 
 
-def _take_seen(params):
+def _take_seen(params, rng):
     """The original of a bad reference served first, else another system's
     output of a source the volunteer saw: a slot taken, or None."""
-    for statement in (_DUE_REVERSED, _REVISIT):
-        row = execute(statement, params).first()
-        taken = take_slot_in(*row) if row is not None else None
-        if taken is not None:
-            return taken
-    return None
+    row = execute(_DUE_REVERSED, params).first()
+    taken = take_slot_in(*row) if row is not None else None
+    if taken is None:
+        row = choose_slot(execute(_REVISIT, params).all(), rng)
+        taken = take_slot_in(row.sentence_id, row.system_a_id) if row is not None else None
+    return taken
 
 
 def _take_fresh(campaign, participation, rng):
@@ -122,15 +123,17 @@ def _take_fresh(campaign, participation, rng):
     systems of it are still open when they come back to it (the fullest,
     pairwise's rule, is full by then once many judge at once); the
     fullest if that one is held."""
-    row = execute(_EMPTIEST_FRESH, {"campaign_id": campaign.id, "participation_id": participation.id}).first()
-    return (take_slot_in(*row) if row is not None else None) or take_slot(campaign, participation, rng)
+    row = choose_slot(execute(_EMPTIEST_FRESH, {"campaign_id": campaign.id,
+                                                 "participation_id": participation.id}).all(), rng)
+    return (take_slot_in(row.sentence_id, row.system_a_id) if row is not None else None) or take_slot(
+        campaign, participation, rng)
 
 
 def _serve_test(campaign, participation, params, position, rng):
     # A seen source first, then an unseen one; at the campaign's end, a
     # source seen lately will do.
-    taken = (_take_seen(params) or _take_fresh(campaign, participation, rng)
-             or _take_seen(params | {"latest": position - 1}))
+    taken = (_take_seen(params, rng) or _take_fresh(campaign, participation, rng)
+             or _take_seen(params | {"latest": position - 1, "lately": position - 1}, rng))
     if taken is None:
         return None
     slot, sentence_id, (source, translation, _none) = taken
@@ -145,8 +148,12 @@ _mine = aliased(Item)
 # How far back (items before ``latest``) the statements below look among the
 # volunteer's own items: their cost stays flat however many they have answered.
 SEEN_WINDOW = 200
+# Whether the item's source was seen after position ``lately``.
+_seen_lately = exists().where(_mine.participation_id == Item.participation_id, _mine.sentence_id == Item.sentence_id,
+                              _mine.position > bindparam("lately"))
 # The volunteer's earliest scored test item, at least ``distance`` items
-# back, that has no quality-control item yet (one statement).
+# back, that has no quality-control item yet and whose source was not seen
+# after ``lately`` (one statement).
 _DUE_ORIGINAL = (
     select(Item.id, Item.position, Item.sentence_id, Item.left_system_id,
            Sentence.reference, Output.degraded.is_not(None))
@@ -159,56 +166,88 @@ _DUE_ORIGINAL = (
         Item.discarded_at.is_(None),
         Item.position <= bindparam("latest"), Item.position > bindparam("earliest"),
         ~exists().where(_quality_item.original_item_id == Item.id),
+        ~_seen_lately,
     )
     .order_by(Item.position)
     .limit(1)
 )
-# Whether the volunteer has an item of the slot's sentence and system.
-_had_output = exists().where(
-    _mine.participation_id == bindparam("participation_id"),
-    _mine.sentence_id == Slot.sentence_id,
-    _mine.left_system_id == Slot.system_a_id,
-)
-_open_slot = (Slot.identical.is_(False)) & (Slot.pending < Slot.target)
-# An open slot of another system's output of a source the volunteer saw at
-# least ``distance`` items back: (sentence, system).
-_REVISIT = (
-    select(Slot.sentence_id, Slot.system_a_id)
-    .select_from(Item)
-    .join(Slot, Slot.sentence_id == Item.sentence_id)
-    .where(Item.participation_id == bindparam("participation_id"), Item.position <= bindparam("latest"),
-           Item.position > bindparam("earliest"), _open_slot, ~_had_output)
-    .order_by(Item.position, Slot.pending)
-    .limit(1)
-)
+
+
+def _had_output(slot):
+    """Whether the volunteer has an item of the slot's sentence and system."""
+    return exists().where(_mine.participation_id == bindparam("participation_id"),
+                          _mine.sentence_id == slot.sentence_id, _mine.left_system_id == slot.system_a_id)
+
+
+def _open_slot(slot):
+    return (slot.identical.is_(False)) & (slot.pending < slot.target)
+
+
+def _degradable(slot):
+    """Whether the slot's output has a bad reference (a text too short has none)."""
+    return exists().where(Output.sentence_id == slot.sentence_id, Output.system_id == slot.system_a_id,
+                          Output.degraded.is_not(None))
+
+
+def _slots_of(sentence, *conditions):
+    """The open slots of one sentence (a scalar subquery), with their
+    counters: the caller draws among the emptiest (``choose_slot``), as
+    pairwise does; ordered by id, the first system listed would always win."""
+    return (select(Slot.sentence_id, Slot.system_a_id, Slot.pending)
+            .where(Slot.sentence_id == sentence, _open_slot(Slot), *(condition(Slot) for condition in conditions)))
+
+
+def _revisit(*conditions):
+    """The open slots the volunteer has no item of, of the source they saw
+    longest ago whose latest sighting is at least ``distance`` items back
+    (``latest``), among their items since ``earliest``: a source is never
+    served twice within ``distance`` items while another one qualifies."""
+    other = aliased(Slot)
+    later = aliased(Item)
+    sentence = (
+        select(Item.sentence_id)
+        .where(Item.participation_id == bindparam("participation_id"), Item.position <= bindparam("latest"),
+               Item.position > bindparam("earliest"),
+               # The source's latest sighting; "+ 0" steers SQLite to the (volunteer, sentence) index,
+               # a few rows, not every later item of the volunteer's.
+               ~exists().where(later.participation_id == Item.participation_id,
+                               later.sentence_id == Item.sentence_id, later.position + 0 > Item.position),
+               exists().where(other.sentence_id == Item.sentence_id, _open_slot(other), ~_had_output(other),
+                              *(condition(other) for condition in conditions)))
+        .order_by(Item.position)
+        .limit(1)
+        .scalar_subquery()
+    )
+    return _slots_of(sentence, lambda slot: ~_had_output(slot), *conditions)
+
+
+_REVISIT = _revisit()
 # The same, for a bad reference served first: its output must have one.
-_REVISIT_DEGRADABLE = _REVISIT.join(
-    Output, (Output.sentence_id == Slot.sentence_id) & (Output.system_id == Slot.system_a_id)
-).where(Output.degraded.is_not(None))
+_REVISIT_DEGRADABLE = _revisit(_degradable)
 _seen_sentence = exists().where(_mine.participation_id == bindparam("participation_id"),
                                 _mine.sentence_id == Sentence.id)
-# An open slot of the emptiest sentence the volunteer has not seen, whose
-# output has a bad reference (not reserved: the bad reference is no judgment).
-_FRESH_DEGRADABLE = (
-    select(Slot.sentence_id, Slot.system_a_id)
-    .join(Sentence, Sentence.id == Slot.sentence_id)
-    .join(Output, (Output.sentence_id == Slot.sentence_id) & (Output.system_id == Slot.system_a_id))
-    .where(Sentence.campaign_id == bindparam("campaign_id"), Sentence.is_open.is_(True), ~_seen_sentence,
-           _open_slot, Output.degraded.is_not(None))
-    .order_by(Sentence.pending, Sentence.id, Slot.pending)
-    .limit(1)
-)
-# The emptiest open slot of the emptiest open sentence the volunteer has not
-# seen: (sentence, system). Walks ix_sentences_emptiest in order, so it stops
-# at the first such sentence instead of sorting every open one.
-_EMPTIEST_FRESH = (
-    select(Slot.sentence_id, Slot.system_a_id)
-    .join(Sentence, Sentence.id == Slot.sentence_id)
-    .where(Sentence.campaign_id == bindparam("campaign_id"), Sentence.is_open.is_(True), ~_seen_sentence,
-           _open_slot)
-    .order_by(Sentence.pending, Sentence.id, Slot.pending)
-    .limit(1)
-)
+
+
+def _emptiest_fresh(*conditions):
+    """The open slots of the emptiest open sentence the volunteer has not
+    seen that has one. Walks ix_sentences_emptiest in order, so it stops at
+    the first such sentence instead of sorting every open one."""
+    other = aliased(Slot)
+    sentence = (
+        select(Sentence.id)
+        .where(Sentence.campaign_id == bindparam("campaign_id"), Sentence.is_open.is_(True), ~_seen_sentence,
+               exists().where(other.sentence_id == Sentence.id, _open_slot(other),
+                              *(condition(other) for condition in conditions)))
+        .order_by(Sentence.pending, Sentence.id)
+        .limit(1)
+        .scalar_subquery()
+    )
+    return _slots_of(sentence, *conditions)
+
+
+_EMPTIEST_FRESH = _emptiest_fresh()
+# Not reserved: the bad reference is no judgment.
+_FRESH_DEGRADABLE = _emptiest_fresh(_degradable)
 # A bad reference the volunteer was served before its original, at least
 # ``distance`` items back, whose original they have not been served yet.
 _DUE_REVERSED = (
@@ -222,6 +261,7 @@ _DUE_REVERSED = (
         # the partial slot index, which reads all the volunteer's items for each candidate).
         ~exists().where(_mine.participation_id == Item.participation_id, _mine.sentence_id == Item.sentence_id,
                         _mine.left_system_id == Item.left_system_id, _mine.qc_kind.is_(None)),
+        ~_seen_lately,  # its source not seen within ``distance`` items: it comes later
     )
     .order_by(Item.position)
     .limit(1)
@@ -234,7 +274,7 @@ _HAS_REFERENCES = select(Sentence.reference.is_not(None)).where(
     Sentence.campaign_id == bindparam("campaign_id")).order_by(Sentence.number).limit(1)
 
 
-def _serve_quality(campaign, params, position, seed, early):
+def _serve_quality(campaign, params, position, seed, early, rng):
     """A quality-control item, or None when none can be made now. Before the
     first ticket every one is a bad reference (the early checks read them)."""
     # The reference as a translation only where it is not the context shown.
@@ -243,12 +283,14 @@ def _serve_quality(campaign, params, position, seed, early):
     if kind == da_quality.BAD_REFERENCE and da_quality.bad_reference_first(seed, position):
         # An unseen source first: quality control then comes as often with a
         # new source as a test item does.
-        row = execute(_FRESH_DEGRADABLE, params | {"campaign_id": campaign.id}).first() or execute(
-            _REVISIT_DEGRADABLE, params).first()
+        row = choose_slot(execute(_FRESH_DEGRADABLE, params | {"campaign_id": campaign.id}).all()
+                          or execute(_REVISIT_DEGRADABLE, params).all(), rng)
         if row is not None:
-            fields = dict(sentence_id=row[0], left_system_id=row[1], qc_kind=kind)
+            fields = dict(sentence_id=row.sentence_id, left_system_id=row.system_a_id, qc_kind=kind)
             return fields | {"texts": texts_of(Item(**fields))}
-    row = execute(_DUE_ORIGINAL, params).first()
+    # One whose source was not seen since, else not just before: never the same source twice in a
+    # row (a test item is served instead, and the quality-control item comes at a later place).
+    row = execute(_DUE_ORIGINAL, params).first() or execute(_DUE_ORIGINAL, params | {"lately": position - 2}).first()
     if row is None:
         return None
     original_id, _position, sentence_id, system_id, reference, has_bad = row

@@ -38,6 +38,16 @@ def read_token(secret_key, purpose, token, max_age):
     return user
 
 
+def signed_user(secret_key, purpose, token):
+    """The user a token we signed names, used or expired alike, or None:
+    only the holder of a real link learns anything from it."""
+    try:
+        data = URLSafeTimedSerializer(secret_key, salt=f"bozka-{purpose}").loads(token)
+    except BadSignature:
+        return None
+    return db.session.get(User, data.get("u")) if isinstance(data, dict) else None
+
+
 def username_problem(username):
     """Why a new account cannot have this username (compared in NFKC):
     "invisible" (a character that shows nothing: a Hangul filler, a

@@ -7,7 +7,7 @@ writer and the reader cannot drift apart.
 """
 from sqlalchemy import select
 
-from ..models import Item, Participation, Sentence, User
+from ..models import DaJudge, Item, Participation, Sentence, User
 from ..stats.da_loader import DA_COLUMNS
 from . import research
 from .answered import answered_batches
@@ -16,6 +16,9 @@ from .pseudonyms import pseudonym
 CHUNK = 500  # rows per chunk written (as export.CHUNK)
 SYSTEM = "system"  # the kind of a test item (da_quality.KINDS are the others)
 DA_JUDGMENT_COLUMNS = list(DA_COLUMNS)
+# The volunteers export's quality columns in a DA campaign, in place of
+# pairwise's control columns (docs/export-format.md).
+DA_VOLUNTEER_QUALITY = ["qc_items", "qc_pairs", "qc_mean_drop", "judge_pairs", "judge_status"]
 WMT_DA_COLUMNS = ["HITId", "WorkerId", "Input.src", "Input.trg", "Input.item", "hit",
                   "sys_id", "rid", "type", "sid", "score", "time"]
 # WMT's names of the kinds of item (its MTurk files).
@@ -121,3 +124,21 @@ def as_wmt_table(columns, records):
             yield "".join(lines)
             lines = []
     yield "".join(lines)
+
+
+_QUALITY = select(DaJudge.participation_id, DaJudge.pairs, DaJudge.drop_sum, DaJudge.tested_pairs, DaJudge.status)
+
+
+def volunteer_quality(campaign, engine):
+    """{participation id: the ``DA_VOLUNTEER_QUALITY`` values but
+    ``qc_items``} from the volunteers' running sums (one row each): the
+    live rule's bad-reference pairs and their mean drop (original - bad
+    reference), the judge test's pairs and verdict."""
+    with engine.connect() as connection:
+        rows = connection.execute(_QUALITY.where(DaJudge.campaign_id == campaign.id)).all()
+    return {pid: {"qc_pairs": pairs, "qc_mean_drop": round(drop / pairs, 2) if pairs else None,
+                  "judge_pairs": tested, "judge_status": status}
+            for pid, pairs, drop, tested, status in rows}
+
+
+NO_QUALITY = {"qc_pairs": 0, "qc_mean_drop": None, "judge_pairs": 0, "judge_status": "untested"}

@@ -5,12 +5,13 @@ are aggregates of the participations' counters (``volunteer_figures``); completi
 sentences' completeness and the answers per minute from the campaign's
 totals (``totals``), moved with each judgment's commit.
 """
+from collections import Counter
 from datetime import datetime, timedelta
 
 from sqlalchemy import func, select
 
 from .. import protocols
-from ..choices import AGE_GROUPS, LANGUAGE_LEVELS, STUDIES_FIELDS, STUDIES_LEVELS
+from ..choices import AGE_GROUPS, DISMISSAL_KINDS, LANGUAGE_LEVELS, STUDIES_FIELDS, STUDIES_LEVELS, dismissal_kind, label
 from ..extensions import db
 from ..models import Item, RaffleCommitment, utcnow
 from . import counting, da_dashboard, leaderboard, quality, raffle, raffle_list, research, totals, volunteer_figures
@@ -75,6 +76,15 @@ def _chart(start, end, width, sums):
             "one_day": start.date() == end.date()}
 
 
+def dismissal_kinds(dismissed):
+    """[{"reason": kind, "label", "count"}] from {stored reason: volunteers},
+    most first: an organiser's reasons (free text) counted as one kind."""
+    kinds = Counter()
+    for reason, n in dismissed.items():
+        kinds[dismissal_kind(reason)] += n
+    return [{"reason": kind, "label": label(DISMISSAL_KINDS, kind), "count": n} for kind, n in kinds.most_common()]
+
+
 def summary(campaign, now):
     """The dashboard's figures: the shared ones, and under ``protocol`` those
     of the campaign's protocol (``dashboard``), shown by its ``PANEL``."""
@@ -106,7 +116,7 @@ def summary(campaign, now):
             "active_minutes": ACTIVE_MINUTES,
             "with_no_judgment": volunteers.with_no_judgment,
             "dismissed": sum(volunteers.dismissed.values()),
-            "dismissed_reasons": [{"reason": r, "count": n} for r, n in volunteers.dismissed.most_common()],
+            "dismissed_reasons": dismissal_kinds(volunteers.dismissed),
             "took_part": sum(volunteers.took_part.values()),
             "median_took_part": volunteers.median_took_part(),
             "mean_took_part": volunteers.mean_took_part(),

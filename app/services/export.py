@@ -28,11 +28,14 @@ from .pseudonyms import pseudonym
 
 # The analysis's own column names (app/stats/bozka_reader.py): writer and reader cannot drift apart.
 JUDGMENT_COLUMNS = list(BOZKA_COLUMNS)
-VOLUNTEER_COLUMNS = [
+_PROFILE_COLUMNS = [
     "campaign", "volunteer", "age_group", "studies_level", "studies_field", "source_level",
-    "target_level", "joined_at", "email_confirmed", "items_answered", "controls_answered",
-    "controls_failed", "controls_seen_all", "tickets", "dismissed", "dismissed_at", "dismissed_reason",
+    "target_level", "joined_at", "email_confirmed", "items_answered",
 ]
+_STATE_COLUMNS = ["tickets", "dismissed", "dismissed_at", "dismissed_reason"]
+CONTROL_COLUMNS = ["controls_answered", "controls_failed", "controls_seen_all"]
+VOLUNTEER_COLUMNS = _PROFILE_COLUMNS + CONTROL_COLUMNS + _STATE_COLUMNS  # pairwise
+DA_VOLUNTEER_COLUMNS = _PROFILE_COLUMNS + da_export.DA_VOLUNTEER_QUALITY + _STATE_COLUMNS
 WMT_COLUMNS = [
     "system2rank", "segmentId", "system1Id", "system2Number", "system1Number", "trglang",
     "system1rank", "srcIndex", "judgeID", "srclang", "system2Id", "documentId",
@@ -161,7 +164,15 @@ def _judgment_batch(campaign, batch, flags, pseudonyms, kind):
         }
 
 
+def volunteer_columns(campaign):
+    """The volunteers export's columns: the protocol's quality columns
+    (pairwise's controls, DA's quality-control pairs and judge test)."""
+    return VOLUNTEER_COLUMNS if protocols.of(campaign).USES_CONTROLS else DA_VOLUNTEER_COLUMNS
+
+
 def volunteer_rows(campaign, engine):
+    uses_controls = protocols.of(campaign).USES_CONTROLS
+    quality = {} if uses_controls else da_export.volunteer_quality(campaign, engine)
     tickets = aliased(Ticket)
     ticket_count = (
         select(db.func.count(tickets.id))
@@ -170,7 +181,7 @@ def volunteer_rows(campaign, engine):
         .label("tickets")
     )
     query = (
-        select(Participation.source_level, Participation.target_level, Participation.joined_at,
+        select(Participation.id, Participation.source_level, Participation.target_level, Participation.joined_at,
                Participation.items_answered, Participation.controls_answered, Participation.controls_failed,
                Participation.controls_seen_all, Participation.dismissed_at, Participation.dismissed_reason,
                User.id, User.age_group, User.studies_level, User.studies_field, User.email_confirmed_at,
@@ -193,14 +204,14 @@ def volunteer_rows(campaign, engine):
             "joined_at": _iso(p.joined_at),
             "email_confirmed": p.email_confirmed_at is not None,
             "items_answered": p.items_answered,
-            "controls_answered": p.controls_answered,
-            "controls_failed": p.controls_failed,
-            "controls_seen_all": p.controls_seen_all,
             "tickets": p.tickets,
             "dismissed": p.dismissed_at is not None,
             "dismissed_at": _iso(p.dismissed_at),
             "dismissed_reason": p.dismissed_reason,
-        }
+        } | ({"controls_answered": p.controls_answered, "controls_failed": p.controls_failed,
+              "controls_seen_all": p.controls_seen_all} if uses_controls
+             # DA counts its quality-control items answered in controls_answered (protocols/da.counters).
+             else {"qc_items": p.controls_answered} | quality.get(p.id, da_export.NO_QUALITY))
 
 
 def wmt_row(row, source_language, target_language):
@@ -230,9 +241,12 @@ def wmt_rows(campaign, engine):
 
 @dataclass(frozen=True)
 class Kind:
-    columns: list
+    columns: object  # a list, or (Source) -> the campaign's list
     rows: object  # (Source, engine) -> dicts with those columns
     formats: tuple  # the first is the default
+
+    def columns_of(self, campaign):
+        return self.columns(campaign) if callable(self.columns) else self.columns
 
 
 # Every export; a campaign offers those its protocol names (``EXPORTS``).
@@ -242,7 +256,7 @@ EXPORTS = {
                      ("csv", "jsonl")),
     "discarded": Kind(JUDGMENT_COLUMNS, lambda campaign, engine: judgment_rows(campaign, engine, "discarded"),
                       ("csv", "jsonl")),
-    "volunteers": Kind(VOLUNTEER_COLUMNS, volunteer_rows, ("csv", "jsonl")),
+    "volunteers": Kind(volunteer_columns, volunteer_rows, ("csv", "jsonl")),
     # WMT's relative-ranking layout is a CSV file (what WMT's tools and scripts/analyse.py read).
     "wmt": Kind(WMT_COLUMNS, wmt_rows, ("csv",)),
     "da-judgments": Kind(da_export.DA_JUDGMENT_COLUMNS, da_export.da_judgment_rows, ("csv", "jsonl")),
@@ -278,7 +292,7 @@ def check(campaign, kind, fmt=None):
 def rows(campaign, kind, engine):
     """(columns, rows) of an export the campaign (a Source) offers."""
     check(campaign, kind)
-    return EXPORTS[kind].columns, EXPORTS[kind].rows(campaign, engine)
+    return EXPORTS[kind].columns_of(campaign), EXPORTS[kind].rows(campaign, engine)
 
 
 def neutralise(value):
@@ -333,7 +347,7 @@ def stream(campaign, kind, fmt, engine):
 
 
 def _chunks(campaign, kind, fmt, engine):
-    for chunk in WRITERS[fmt](EXPORTS[kind].columns, EXPORTS[kind].rows(campaign, engine)):
+    for chunk in WRITERS[fmt](EXPORTS[kind].columns_of(campaign), EXPORTS[kind].rows(campaign, engine)):
         yield chunk
         # Give way: under gevent a fast client never blocks the send, so
         # without this a large export would hold the worker to the end.

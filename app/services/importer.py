@@ -420,6 +420,7 @@ def read_campaign(folder, interface_languages=None):
             )
         if references is not None:
             warnings += same_as_reference(references, outputs)
+        warnings += identical_outputs(outputs)
     defaults = {
         "name": _require(data, "name"),
         "description": str(data.get("description", "")).strip(),
@@ -470,6 +471,29 @@ def same_as_reference(references, outputs):
     shown = ", ".join(map(str, same[:10])) + (", ..." if len(same) > 10 else "")
     return [f"{len(same)} of {len(references)} references are a system's output (lines {shown}): "
             "those sentences are never shown as reference checks"]
+
+
+def identical_outputs(outputs, shown=3):
+    """Warnings for the sentences where systems give the same translation
+    (spaces aside): a summary line, then the first ``shown`` of them. DA
+    scores each system's output, so a volunteer may score that text once
+    per system; the campaign goes on (a warning, not a refusal)."""
+    same = []
+    for number, texts in enumerate(zip(*outputs.values()), start=1):
+        groups = {}
+        for name, text in zip(outputs, texts):
+            groups.setdefault(" ".join(text.split()), []).append(name)
+        same += [(number, names) for names in groups.values() if len(names) > 1]
+    if not same:
+        return []
+    sentences = len({number for number, _names in same})
+    lines = [f"{sentences} of {len(next(iter(outputs.values())))} sentences have systems giving the same "
+             f"translation (first {min(shown, len(same))} below)"]
+    for number, names in same[:shown]:
+        named = ", ".join(names[:-1]) + f" and {names[-1]}"
+        lines.append(f"sentence {number}: systems {named} give the same translation; "
+                     "a volunteer scores it once per system")
+    return lines
 
 
 def coverage_controls(settings, sentences):

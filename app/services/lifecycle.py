@@ -43,7 +43,7 @@ class Lifecycle:
     record: object  # the raffle commitment, or None
     may_commit: bool  # publishing the commitment can succeed now
     may_change: bool  # the status and dates may still change
-    draw_from: object  # the earliest time of the draw (the later of its time and the beacon's), or None
+    draw_from: object  # the earliest time of the draw (raffle.draw_from), or None
     may_draw: bool  # closed, committed, not drawn, that time passed: the draw's form is offered
     told: bool  # drawn, and every winner was sent their email
 
@@ -52,9 +52,7 @@ def of(campaign, now):
     """The campaign's ``Lifecycle`` now: what the dashboard shows and offers."""
     record = raffle.commitment(campaign)
     where = stage(campaign, record, now)
-    draw_from = None
-    if record is not None and record.draw_at is not None:
-        draw_from = max(record.draw_at, record.beacon_at or record.draw_at)
+    draw_from = raffle.draw_from(record)
     told = where == DRAWN and len(record.notified or {}) >= len(record.winners or [])
     return Lifecycle(where, record, may_commit(campaign, record, now),
                      may_change(campaign, record, now), draw_from,

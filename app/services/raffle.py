@@ -9,6 +9,7 @@ SHA-256 of the frozen list, so nobody knew them while the list could still
 change, and anyone can check them with ``scripts/verify_raffle.py``.
 """
 import secrets
+from dataclasses import dataclass
 
 from flask_babel import format_datetime, lazy_gettext as _l
 from sqlalchemy import select
@@ -17,6 +18,7 @@ from ..extensions import db
 from ..models import Campaign, Participation, RaffleCommitment, Ticket, utcnow
 from . import raffle_list
 from .pseudonyms import pseudonym
+from .rewards import latest_tickets_of
 from .raffle_rules import draw_winners, iso, normal_beacon, sha256_hex, tickets_digest  # noqa: F401
 
 
@@ -227,6 +229,15 @@ def note_status(campaign, now):
         db.session.flush()
 
 
+def draw_from(record):
+    """The earliest time of the draw: the later of the time the commitment
+    names and the beacon's publication (None without a commitment). The
+    dashboard, the public page and ``draw`` all say and use this one."""
+    if record is None or record.draw_at is None:
+        return None
+    return max(record.draw_at, record.beacon_at or record.draw_at)
+
+
 def list_frozen(campaign, now):
     """Whether the committed raffle's ticket list froze and was not drawn
     yet: a hold cleared now would change it."""
@@ -247,15 +258,14 @@ def draw(campaign, seed, prizes, now=None, beacon=None):
         raise RaffleError(_l("The raffle was already drawn."))
     if not is_closed(campaign, now):
         raise RaffleError(_l("The draw is possible only after the campaign has closed."))
-    if record.draw_at is not None and now < record.draw_at:
-        raise RaffleError(_l("The commitment names %(time)s UTC as the time of the draw: wait until then.",
-                             time=format_datetime(record.draw_at, "medium")))
+    earliest = draw_from(record)
+    if earliest is not None and now < earliest:
+        raise RaffleError(_l("The draw may take place from %(time)s UTC (the later of the time named in the "
+                             "commitment and the beacon's publication): wait until then.",
+                             time=format_datetime(earliest, "medium")))
     if record.beacon is None:
         raise RaffleError(_l("This commitment names no beacon, so its draw could be steered: name one "
                              "(flask raffle beacon) before the campaign closes."))
-    if now < record.beacon_at:
-        raise RaffleError(_l("The beacon's value is published at %(time)s UTC: wait until then.",
-                             time=format_datetime(record.beacon_at, "medium")))
     if sha256_hex(seed) != record.seed_sha256:
         raise RaffleError(_l("This seed does not match the published SHA-256."))
     if not beacon:
@@ -286,6 +296,46 @@ def prizes_won(campaign, user_id):
         return []
     mine = pseudonym(campaign, user_id)
     return [winner for winner in record.winners if winner["volunteer"] == mine]
+
+
+UNCONFIRMED, CONFIRMED_LATE = "unconfirmed", "confirmed late"  # besides quality.left_out_volunteer's codes
+
+
+@dataclass(frozen=True)
+class Standing:
+    """A volunteer's tickets in the raffle, as their pages show them."""
+
+    count: int  # valid tickets
+    latest: tuple  # the latest few numbers (rewards.LATEST_SHOWN), in the order won
+    in_draw: bool  # some are on the published list (after the draw: the list drawn)
+    why_out: str  # when not in the draw, why (UNCONFIRMED, CONFIRMED_LATE or a quality.WHO_COUNTS code), else None
+    frozen: object  # when the list froze, or None
+    drawn: bool
+    won: list  # the winners' entries of this volunteer
+
+
+def standing(campaign, participation, user, now=None):
+    """The volunteer's ``Standing``: whether they are on the list is the
+    list's own rule (``raffle_list.holders``) for their one row."""
+    now = now or utcnow()
+    record = commitment(campaign)
+    frozen = frozen_at(campaign, record, now)
+    drawn = record is not None and record.drawn_at is not None
+    count = participation.tickets_valid
+    latest = tuple(latest_tickets_of([participation.id])[participation.id]) if count else ()
+    states = raffle_list.holders(campaign, frozen, participation.id)
+    in_draw = states[None] > 0
+    why_out = None
+    if count and not in_draw:
+        left_out = [state for state, n in states.items() if state and n]
+        if left_out:
+            why_out = left_out[0]
+        elif user.email_confirmed_at is None:
+            why_out = UNCONFIRMED
+        else:  # confirmed, but not before the list froze
+            why_out = CONFIRMED_LATE
+    won = prizes_won(campaign, user.id) if drawn else []
+    return Standing(count, latest, in_draw, why_out, frozen, drawn, won)
 
 
 def campaign_by_slug(slug):

@@ -142,13 +142,14 @@ def length(campaign, frozen):
     return holders(campaign, frozen)[None]
 
 
-def holders(campaign, frozen):
+def holders(campaign, frozen, participation_id=None):
     """The valid tickets of holders who confirmed their email, by why they
     are left out of the list ({None: on the list, "held": ..., the codes of
     ``quality.left_out_volunteer``}): the holders' counts of valid tickets
     (``Participation.tickets_valid``) summed by their state, one row per
     state, without reading a ticket. Once the list froze no ticket is won or
-    voided, so the counts are those of the moment it froze."""
+    voided, so the counts are those of the moment it froze. Given
+    ``participation_id``, that one volunteer's (their raffle page)."""
     before = (lambda column: column.is_not(None)) if frozen is None else (lambda column: column < frozen)
     dropped = counting.dropped_condition(campaign)
     untested = research.untested_condition(campaign.check_every) if protocols.of(campaign).USES_CONTROLS else None
@@ -157,7 +158,8 @@ def holders(campaign, frozen):
     rows = (select(func.sum(Participation.tickets_valid), *(false() if flag is None else flag for flag in state))
             .join(User, User.id == Participation.user_id)
             .where(Participation.campaign_id == campaign.id, before(User.email_confirmed_at),
-                   Participation.tickets_valid > 0)
+                   Participation.tickets_valid > 0,
+                   *([] if participation_id is None else [Participation.id == participation_id]))
             .group_by(*(flag for flag in state if flag is not None)))
     counts = Counter({None: 0})
     for n, *flags in db.session.execute(rows):

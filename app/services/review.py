@@ -107,6 +107,21 @@ class Record:
     def controls(self):
         return [judgment for judgment in self.judgments if judgment.control]
 
+    @property
+    def quality(self):
+        """The protocol's quality-control evidence, when its judgments carry
+        one (DA: ``da_review.Evidence``), else None."""
+        return getattr(self.judgments, "quality", None)
+
+    @property
+    def counted_note(self):
+        """Why the answers that count do not count now: "held" (not until
+        the hold is cleared), "dismissed" (discarded), or None
+        (``quality.left_out_volunteer``: the dashboard's rule)."""
+        if self.participation.is_dismissed:
+            return "dismissed"
+        return "held" if self.participation.is_held else None
+
 
 JUDGMENTS_PAGE = 10  # rows of the judgments table a page shows: about two screens on a phone
 

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 
 import numpy as np
 
@@ -53,6 +54,11 @@ __all__ = [
 
 # format detection
 
+# A Bozka volunteers export (one row per volunteer) has these; no judgments file does.
+VOLUNTEERS_KEYS = {"volunteer", "items_answered", "joined_at"}
+VOLUNTEERS_FILE = ("this is a Bozka volunteers export (one row per volunteer), not a judgments "
+                   "file: analyse the judgments export (pairwise) or da-judgments (Direct Assessment)")
+
 
 def detect_format(path: str, first_line: str) -> str:
     """Return ``"wmt"``, ``"bozka"`` (CSV) or ``"bozka-jsonl"`` for a file
@@ -60,11 +66,19 @@ def detect_format(path: str, first_line: str) -> str:
     """
     stripped = first_line.lstrip()
     if stripped.startswith("{"):
+        try:
+            keys = json.loads(stripped)
+        except ValueError:
+            keys = None     # the reader says where the JSON is wrong
+        if isinstance(keys, dict) and VOLUNTEERS_KEYS <= set(keys):
+            raise InputError(path, 1, VOLUNTEERS_FILE)
         return "bozka-jsonl"
     try:
         header = {c.strip() for c in next(csv.reader([first_line]), [])}
     except csv.Error:       # e.g. a field over the csv module's size limit
         header = set()
+    if VOLUNTEERS_KEYS <= header:
+        raise InputError(path, 1, VOLUNTEERS_FILE)
     if {"system1rank", "system2rank", "judgeid"} <= {c.lower() for c in header}:
         return "wmt"
     if {"choice", "system_a", "system_b"} <= header:

@@ -65,7 +65,7 @@ def welcome(slug):
         "volunteer/welcome.html",
         campaign=campaign,
         summary=participation_summary(participation),
-        won=raffle.prizes_won(campaign, current_user.id),
+        mine=raffle.standing(campaign, participation, current_user),
         post_form=PostForm(),
         practice_items=practice.count(campaign.id),
     )
@@ -271,9 +271,12 @@ def _summary_of(campaign):
 @bp.route("/c/<slug>/raffle")
 def raffle_page(slug):
     campaign = campaign_or_404(slug)
-    record = raffle.commitment(campaign)
+    record, now = raffle.commitment(campaign), utcnow()
+    participation = participation_of(current_user, campaign)
     return render_template("volunteer/raffle.html", campaign=campaign, record=record,
-                           listed=raffle.published_now(campaign), frozen=raffle.frozen_at(campaign, record, utcnow()))
+                           listed=raffle.published_now(campaign, now), frozen=raffle.frozen_at(campaign, record, now),
+                           draw_from=raffle.draw_from(record),
+                           mine=raffle.standing(campaign, participation, current_user, now) if participation else None)
 
 
 @bp.route("/c/<slug>/raffle.json")

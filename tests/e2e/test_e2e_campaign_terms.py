@@ -60,7 +60,7 @@ def test_a_newcomer_reads_the_terms(live_server, browser, language, slug, viewpo
 
         page.goto(f"{live_server}/c/{slug}/evaluate")
         expect(page.locator("#task")).to_be_visible()
-        expect(page.locator(".campaign-line #open-until")).to_have_text(OPEN_UNTIL[language])
+        expect(page.locator("#task ~ #open-until")).to_have_text(OPEN_UNTIL[language])  # below the task
         _a_small_line(page, "#open-until")
         assert scroll_width(page) <= viewport["width"]
     finally:

@@ -67,8 +67,10 @@ def give_tickets(database):
                          "position": 10 * (_round + 1)})
                     owners[number] = (name, participation)
                     # A ticket comes after its answers: a volunteer with none would be untested (issue 29).
-                    connection.execute(text("UPDATE participations SET items_answered = :n WHERE id = :id"),
-                                       {"n": 10 * (_round + 1), "id": participation})
+                    # tickets_valid: the counter a won ticket moves (the raffle list's counts read it).
+                    connection.execute(text("UPDATE participations SET items_answered = :n, tickets_valid = :t "
+                                            "WHERE id = :id"), {"n": 10 * (_round + 1), "t": _round + 1,
+                                                               "id": participation})
             # raffle_version: the emails confirmed below change who counts (rewards.list_changed).
             connection.execute(text("UPDATE campaigns SET next_ticket = :next, raffle_version = raffle_version + 1 "
                                     "WHERE id = :id"), {"next": number + 1, "id": campaign})
@@ -172,6 +174,9 @@ def test_a_raffle_nobody_can_steer_as_served(browser, live_server, site_cli, sit
 
         # The public page after the draw: the beacon, the public void, the winners; on a phone and a desktop.
         raffle_page.goto(f"{live_server}/c/{SLUG}/raffle")
+        # The volunteer, logged in, sees their own numbers and whether they were in the draw.
+        expect(raffle_page.locator("#my-tickets")).to_contain_text("raffle number")
+        expect(raffle_page.locator("#my-status")).to_contain_text("in the draw")
         for name, size in (("phone", PHONE), ("desktop", DESKTOP)):
             raffle_page.set_viewport_size(size)
             no_sideways_scrolling(raffle_page, size["width"])
