@@ -176,3 +176,34 @@ def organiser_client(app, username="boss"):
     client.post("/login", data={"csrf_token": csrf_token(client, "/login"), "email": user.email,
                                 "password": "staff-password"})
     return client
+
+
+def answer_controls_right(client, count, slug="test"):
+    """Judge ``count`` pairwise items through the JSON API, controls answered right."""
+    from sqlalchemy import select
+
+    from app.extensions import db
+    from app.models import Control
+
+    better = set(db.session.scalars(select(Control.better)))
+    token = csrf_token(client, f"/c/{slug}/instructions")
+    for _ in range(count):
+        item = client.get(f"/c/{slug}/api/item").get_json()["item"]
+        choice = "right" if item["right"] in better else "left"
+        client.post(f"/c/{slug}/api/judgment", json={"token": item["token"], "choice": choice},
+                    headers={"X-CSRFToken": token})
+
+
+def join_directly(campaign, username):
+    """A volunteer joined to ``campaign`` without the pages; their participation id."""
+    from app.extensions import db
+    from app.models import User
+    from app.services import accounts
+
+    user = User(email=f"{username}@example.org", username=username)
+    user.set_password("correct horse 1")
+    db.session.add(user)
+    db.session.flush()
+    participation = accounts.join_campaign(user, campaign, "B1-B2", "C1-C2")
+    db.session.commit()
+    return participation.id

@@ -12,7 +12,7 @@ from app.models import Campaign, Item, Output, Participation, Slot, Ticket, utcn
 from app.services import da_quality, evaluation
 from app.services.campaign_writer import create_campaign
 from app.services.importer import CampaignFormatError, read_campaign
-from helpers import QUIET_SIGNS, csrf_token, register, write_campaign
+from helpers import QUIET_SIGNS, csrf_token, join_directly, register, write_campaign
 
 
 @pytest.fixture
@@ -66,19 +66,6 @@ def test_a_bad_da_manifest_is_refused_whole(tmp_path, change, message):
         read_campaign(folder)
 
 
-def _join(campaign, username):
-    from app.services import accounts
-    from app.models import User
-
-    user = User(email=f"{username}@example.org", username=username)
-    user.set_password("correct horse 1")
-    db.session.add(user)
-    db.session.flush()
-    participation = accounts.join_campaign(user, campaign, "B1-B2", "C1-C2")
-    db.session.commit()
-    return participation.id
-
-
 def _run(campaign, participation_id, score_of, limit=400, rng=None):
     """Answer every item the volunteer is served with ``score_of(texts)``;
     returns the steps' statuses."""
@@ -108,7 +95,7 @@ def test_quality_items_follow_their_original_once_at_the_chosen_distance(da_camp
     campaign = da_campaign(sentences=25, systems=("A", "B"), qc_share=share, qc_distance=distance,
                            reference=reference, judgments_per_pair=1, qc_min_pairs=1000)  # random scores: no live rule
     campaign_id = campaign.id
-    participation_id = _join(campaign, f"v{campaign_id}")
+    participation_id = join_directly(campaign, f"v{campaign_id}")
     rng = random.Random(seed)
     _run(db.session.get(Campaign, campaign_id), participation_id, lambda texts: rng.randrange(101), rng=rng)
     items = _items(participation_id)
@@ -152,7 +139,7 @@ def test_quality_items_follow_their_original_once_at_the_chosen_distance(da_camp
 def test_the_quality_item_shows_the_degraded_repeated_or_reference_text(da_campaign):
     campaign = da_campaign(sentences=30, systems=("A", "B"), qc_share=50, qc_distance=3, reference=True,
                            judgments_per_pair=1, qc_min_pairs=1000)  # one score for all: no live rule
-    participation_id = _join(campaign, "ane")
+    participation_id = join_directly(campaign, "ane")
     shown = {}
 
     def score(texts):
@@ -190,7 +177,7 @@ def test_an_aggressive_optimiser_is_dismissed_with_the_pairwise_consequences(da_
     # The same draws at every run: this salt serves four bad references before their originals.
     campaign.pseudonym_salt = "b" * 32
     db.session.commit()
-    participation_id = _join(campaign, "ane")
+    participation_id = join_directly(campaign, "ane")
     statuses = _run(campaign, participation_id, _optimiser)
     assert statuses[-1] == "dismissed"
     participation = db.session.get(Participation, participation_id)
@@ -215,11 +202,11 @@ def test_an_aggressive_optimiser_is_dismissed_with_the_pairwise_consequences(da_
 def test_scores_that_barely_vary_are_dismissed_and_an_honest_judge_is_not(da_campaign):
     campaign = da_campaign(sentences=60, systems=("A", "B"), qc_share=50, qc_distance=2, qc_min_pairs=3,
                            qc_min_spread=3.0)
-    flat = _join(campaign, "flat")
+    flat = join_directly(campaign, "flat")
     # Lower on bad references, but by a point, and otherwise always 70.
     assert _run(campaign, flat, lambda texts: 70 if _full(texts) else 69)[-1] == "dismissed"
     assert db.session.get(Participation, flat).dismissed_reason == da_quality.LOW_VARIATION
-    honest = _join(campaign, "honest")
+    honest = join_directly(campaign, "honest")
     rng = random.Random(5)
     statuses = _run(campaign, honest, lambda texts: rng.randint(60, 100) if _full(texts) else rng.randint(0, 40))
     assert "dismissed" not in statuses and statuses[-1] == "finished"

@@ -9,11 +9,11 @@ import pytest
 from sqlalchemy import select
 
 from app.extensions import db
-from app.models import Campaign, Item, System, User, utcnow
-from app.services import accounts, da_quality, evaluation
+from app.models import Campaign, Item, System, utcnow
+from app.services import da_quality, evaluation
 from app.services.campaign_writer import create_campaign
 from app.services.importer import identical_outputs, read_campaign
-from helpers import QUIET_SIGNS, write_campaign
+from helpers import QUIET_SIGNS, join_directly, write_campaign
 
 SYSTEMS = tuple("ABCDEFGHI")  # nine, as in the campaign that showed the bias
 
@@ -27,16 +27,6 @@ def da_campaign(app, tmp_path):
         db.session.commit()
         return campaign
     return make
-
-
-def _join(campaign, username):
-    user = User(email=f"{username}@example.org", username=username)
-    user.set_password("correct horse 1")
-    db.session.add(user)
-    db.session.flush()
-    participation = accounts.join_campaign(user, campaign, "B1-B2", "C1-C2")
-    db.session.commit()
-    return participation.id
 
 
 def _run(campaign_id, participation_id, rng, limit):
@@ -65,7 +55,7 @@ def test_a_campaign_stopped_short_spreads_first_looks_and_scores_over_the_system
     rng = random.Random(20)
     first_looks, scores = Counter(), Counter()
     for n in range(40):  # each stops after 25 items: the campaign stops short of its 900 scores
-        participation_id = _join(db.session.get(Campaign, campaign_id), f"v{n}")
+        participation_id = join_directly(db.session.get(Campaign, campaign_id), f"v{n}")
         _run(campaign_id, participation_id, rng, limit=25)
         seen = set()
         for _position, sentence_id, system, kind in _items(participation_id):
@@ -88,7 +78,7 @@ def test_a_source_comes_back_only_after_the_distance_and_never_twice_in_a_row(da
     campaign = da_campaign(sentences=12, systems=("A", "B", "C", "D"), identical=(4, 8, 12),
                            judgments_per_pair=1, qc_share=30, qc_distance=5, qc_min_pairs=1000, salt=f"s{seed}")
     campaign_id, raffle_every = campaign.id, campaign.raffle_every
-    participation_id = _join(campaign, "reader")
+    participation_id = join_directly(campaign, "reader")
     _run(campaign_id, participation_id, random.Random(seed), limit=400)
     items = _items(participation_id)
     assert len([item for item in items if item.qc_kind is None]) == 48  # every output once

@@ -9,24 +9,13 @@ from flask_babel import format_datetime
 from sqlalchemy import select, update
 
 from app.extensions import db
-from app.models import Control, Participation, Ticket, User, utcnow
+from app.models import Participation, Ticket, User, utcnow
 from app.services import accounts, lifecycle, raffle, rewards
 from app.services.raffle_rules import sha256_hex
-from helpers import csrf_token, organiser_client, register, write_campaign
+from helpers import answer_controls_right, organiser_client, register, write_campaign
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BEACON = "beacon value 42"
-
-
-def answer(client, count):
-    """Judge ``count`` items through the JSON API, controls answered right."""
-    better = set(db.session.scalars(select(Control.better)))
-    token = csrf_token(client, "/c/test/instructions")
-    for _ in range(count):
-        item = client.get("/c/test/api/item").get_json()["item"]
-        choice = "right" if item["right"] in better else "left"
-        client.post("/c/test/api/judgment", json={"token": item["token"], "choice": choice},
-                    headers={"X-CSRFToken": token})
 
 
 def committed_campaign(make_campaign):
@@ -45,7 +34,7 @@ def volunteer(app, name, confirmed=True):
     if confirmed:
         user_of(name).email_confirmed_at = utcnow()
         db.session.commit()
-    answer(client, 10)
+    answer_controls_right(client, 10)
     return client
 
 

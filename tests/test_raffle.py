@@ -15,8 +15,7 @@ from app.models import AuditLog, User, utcnow
 from app.services import accounts, outbox, prizes, raffle, rewards
 from app.services.pseudonyms import pseudonym
 from app.services.raffle_rules import check_draw, draw_winners, iso, normal_beacon, sha256_hex, tickets_digest
-from helpers import csrf_token, register
-from helpers import give_every_campaign
+from helpers import answer_controls_right, csrf_token, give_every_campaign, register
 
 # --- the rules ------------------------------------------------------------------
 
@@ -200,19 +199,6 @@ def staff_client(app, role, name):
     return client
 
 
-def _answer_all(client, count):
-    """Judge ``count`` items through the JSON API, controls answered right."""
-    from app.models import Control
-
-    better = set(db.session.scalars(select(Control.better)))
-    token = csrf_token(client, "/c/test/instructions")
-    for _ in range(count):
-        item = client.get("/c/test/api/item").get_json()["item"]
-        choice = "right" if item["right"] in better else "left"
-        client.post("/c/test/api/judgment", json={"token": item["token"], "choice": choice},
-                    headers={"X-CSRFToken": token})
-
-
 def _campaign_with_tickets(app, make_campaign, volunteers):
     """A campaign committed before it opens, and volunteers with a ticket each."""
     campaign = make_campaign(sentences=30, fast_seconds_per_word=0.0)
@@ -227,7 +213,7 @@ def _campaign_with_tickets(app, make_campaign, volunteers):
         register(client, username=name, email=f"{name}@example.org")
         db.session.scalar(select(User).where(User.username == name)).email_confirmed_at = utcnow()
         db.session.commit()
-        _answer_all(client, 10)
+        answer_controls_right(client, 10)
     return campaign, clients
 
 
