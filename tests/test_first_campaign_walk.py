@@ -89,7 +89,7 @@ def test_the_raffle_page_tells_a_volunteer_their_tickets_and_whether_they_won(ap
     numbers = [t.number for t in db.session.scalars(
         select(Ticket).join(Participation).where(Participation.user_id == user_of("ane").id))]
     assert numbers and f"Your raffle number: <strong>{numbers[0]}</strong>" in page
-    assert "Your raffle numbers are in the list for the draw." in page
+    assert "Your raffle number is in the list for the draw." in page  # one number: the singular
     assert 'id="my-tickets"' not in app.test_client().get("/c/test/raffle").get_data(as_text=True)
 
     held = db.session.scalar(select(Participation).where(Participation.user_id == user_of("mikel").id))
@@ -103,7 +103,7 @@ def test_the_raffle_page_tells_a_volunteer_their_tickets_and_whether_they_won(ap
     raffle.draw(campaign, "the seed", 1, beacon=BEACON)
     db.session.commit()
     page = ane.get("/c/test/raffle").get_data(as_text=True)
-    assert "Your raffle numbers were in the draw." in page
+    assert "Your raffle number was in the draw." in page
     assert f"You won prize 1 in the raffle, with ticket {numbers[0]}!" in page
 
 

@@ -136,3 +136,13 @@ def test_the_volunteers_figure_is_the_campaigns_counter_at_render(app, make_camp
     page = client.get("/c/test/evaluate").get_data(as_text=True)
     volunteers = db.session.scalar(select(Campaign.volunteers).where(Campaign.id == campaign.id))
     assert volunteers == 3 and f'<span data-field="volunteers">{volunteers}</span>' in page
+
+
+def test_the_last_comer_is_named_only_once_their_email_is_confirmed(app, make_campaign):
+    """As in the ranking: a name nobody vouched for is not shown to everybody."""
+    campaign = make_campaign()
+    register(app.test_client(), username="newbie", email="newbie@example.org")
+    assert leaderboard.get(campaign.id).public_payload()["last"] == {"n": None}
+    confirm("newbie")
+    leaderboard.invalidate(campaign.id)
+    assert leaderboard.get(campaign.id).public_payload()["last"] == {"n": "newbie"}

@@ -98,7 +98,9 @@ def test_the_da_rule_says_its_own_thresholds(app, client, da_campaign):
     assert _rule(client, "/c/test/register") == "Some translations come back later with damage done on purpose. " + told
     # The instructions have just said that translations come back.
     page = client.get("/c/test/instructions").get_data(as_text=True)
-    assert "Some translations come back later, sometimes changed." in page
+    assert "a changed one may come before the original" in page
+    # The early checks hold (da_quality.early_verdict), and the page says so.
+    assert "Until your first raffle number (10 sentences), half of the items are such checks" in page
     assert _rule(client) == "Some of those are damaged on purpose. " + told
     assert "control sentence" not in page
     _set(campaign, qc_min_pairs=1, qc_min_spread=2.5)

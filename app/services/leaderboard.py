@@ -192,7 +192,7 @@ def _ranked(campaign_id, *columns, more_than=0):
 def _public_figures(campaign_id):
     """(volunteers, last comer, collected, target, prizes)."""
     newest = db.session.execute(
-        select(User.username, User.hide_from_ranking)
+        select(User.username, User.hide_from_ranking, User.email_confirmed_at)
         .join(Participation, Participation.user_id == User.id)
         .where(Participation.campaign_id == campaign_id, Participation.dismissed_at.is_(None),  # ix_participations_newest
                Participation.held_at.is_(None))  # a held volunteer's name is not shown anywhere public
@@ -201,7 +201,9 @@ def _public_figures(campaign_id):
     ).first()
     last_comer = None
     if newest is not None:
-        last_comer = {"n": None if newest.hide_from_ranking else newest.username}
+        # Named once their email is confirmed, as in the ranking (a name nobody vouched for is not shown).
+        unnamed = newest.hide_from_ranking or newest.email_confirmed_at is None
+        last_comer = {"n": None if unnamed else newest.username}
     # The count is kept on the campaign's row (counters.count_for_campaign): counting rows grew with the campaign.
     volunteers, target, prizes = db.session.execute(
         select(Campaign.volunteers, Campaign.target_judgments, Campaign.leaderboard_prizes)
