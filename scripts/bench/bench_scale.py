@@ -57,6 +57,7 @@ OPERATIONS = {
     "suspicious": ("judgments",),
     "release-expired": ("expired",),
     "raffle-page": ("judgments",),
+    "raffle-page-mine": ("participants", "judgments"),
     "tickets-csv": ("judgments",),
     "tickets-csv-bytes": ("judgments",),
     "da-live-rule": ("da-answers",),
@@ -514,6 +515,9 @@ def time_state(app, state, operations, reps):
                 record(name, get(organiser, f"/organiser/c/{SLUG}/suspicious")[0])
             elif name == "raffle-page":
                 record(name, get(anonymous, f"/c/{SLUG}/raffle")[0])
+            elif name == "raffle-page-mine":  # a volunteer's own tickets and standing on it
+                for v in volunteers:
+                    record(name, get(v.client, f"/c/{SLUG}/raffle")[0])
             elif name in ("tickets-csv", "tickets-csv-bytes"):
                 ms, size = get(anonymous, f"/c/{SLUG}/raffle/tickets.csv")
                 record("tickets-csv", ms)

@@ -244,6 +244,14 @@ def infer(answers, dismissed_after, first=2, check_every=10):
     return learned
 
 
+def api_reply(response):
+    """The JSON of an item or judgment reply; anything else raised with what the site said."""
+    if response.status_code != 200 or "item" not in response.text:
+        raise RuntimeError(f"{response.request.method} {response.url}: HTTP {response.status_code} "
+                           f"{response.text[:300]!r}")
+    return response.json()
+
+
 def throwaway(base, slug, name, address, seed, items=40, harvest=False):
     """One throwaway account: registers (no confirmation), answers at random and at once until dismissed
     (or ``items``); returns {source: {texts believed better}}: what the feedback told, and with
@@ -251,15 +259,15 @@ def throwaway(base, slug, name, address, seed, items=40, harvest=False):
     translation of its source and the other not is answered with the known one)."""
     rng = random.Random(seed)
     session = register(base, slug, Player(name, "throwaway", (0, 0), items), address)
-    item = session.get(f"{base}/c/{slug}/api/item", timeout=30).json()["item"]
+    item = api_reply(session.get(f"{base}/c/{slug}/api/item", timeout=30))["item"]
     answers, dismissed_after, known = [], None, {}
     while item is not None and len(answers) < items:
         choice = rng.choice(("left", "right"))
         answers.append((item["source"], item["left"], item["right"], choice))
         if harvest:
             known.setdefault(item["source"], set()).update((item["left"], item["right"]))
-        data = session.post(f"{base}/c/{slug}/api/judgment", json={"token": item["token"], "choice": choice},
-                            timeout=60).json()
+        data = api_reply(session.post(f"{base}/c/{slug}/api/judgment",
+                                      json={"token": item["token"], "choice": choice}, timeout=60))
         if data["status"] == "dismissed":
             dismissed_after = len(answers)
             break
