@@ -8,11 +8,11 @@ from sqlalchemy import select
 
 from app.extensions import db
 from app.models import Item, Participation, Sentence, System, User, utcnow
-from app.services import accounts, evaluation
+from app.services import evaluation
 from app.services.campaign_writer import create_campaign
 from app.services.importer import read_campaign
 from app.services.pseudonyms import pseudonym
-from helpers import QUIET_SIGNS, csrf_token, give_every_campaign, write_campaign
+from helpers import QUIET_SIGNS, join_directly, write_campaign
 
 # How good each system is (an honest judge's mean score of its outputs).
 QUALITY = {"A": 80, "B": 60, "C": 40}
@@ -56,12 +56,10 @@ def optimiser(texts, kind=None):
 
 
 def join(campaign, username):
-    user = accounts.create_user(f"{username}@example.org", username, "password-123", age_group="26-35",
-                                studies_level="university", studies_field="humanities", real_name=f"Real {username}")
-    user.email_confirmed_at = utcnow()
-    participation = accounts.join_campaign(user, campaign, "B1-B2", "C1-C2")
-    db.session.commit()
-    return participation.id
+    """A confirmed volunteer with the form's answers (and a real name), joined
+    to ``campaign``; their participation id."""
+    return join_directly(campaign, username, "password-123", confirmed=True, age_group="26-35",
+                         studies_level="university", studies_field="humanities", real_name=f"Real {username}")
 
 
 def run(campaign, participation_id, score_of, limit=400, rng=None):
@@ -106,15 +104,3 @@ def database_records(campaign, valid_only=True):
 
 def user_id(username):
     return db.session.scalar(select(User.id).where(User.username == username))
-
-
-def staff(app, role, username=None):
-    """A test client logged in as a new organiser or researcher."""
-    username = username or role
-    user = accounts.create_user(f"{username}@example.org", username, "staff-password", role=role)
-    user.email_confirmed_at = utcnow()
-    give_every_campaign(user)
-    client = app.test_client()
-    client.post("/login", data={"csrf_token": csrf_token(client, "/login"), "email": user.email,
-                                "password": "staff-password"})
-    return client

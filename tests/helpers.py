@@ -163,13 +163,14 @@ def confirm(username):
     db.session.commit()
 
 
-def organiser_client(app, username="boss"):
-    """A test client logged in as a confirmed organiser of every campaign."""
-    from app.extensions import db
+def staff_client(app, role="organiser", username=None):
+    """A test client logged in as a new confirmed staff member (``username``:
+    the role's name unless given); an organiser manages every campaign."""
     from app.models import utcnow
     from app.services import accounts
 
-    user = accounts.create_user(f"{username}@example.org", username, "staff-password", role="organiser")
+    username = username or role
+    user = accounts.create_user(f"{username}@example.org", username, "staff-password", role=role)
     user.email_confirmed_at = utcnow()
     give_every_campaign(user)
     client = app.test_client()
@@ -194,16 +195,72 @@ def answer_controls_right(client, count, slug="test"):
                     headers={"X-CSRFToken": token})
 
 
-def join_directly(campaign, username):
-    """A volunteer joined to ``campaign`` without the pages; their participation id."""
+def join_directly(campaign, username, password="correct horse 1", confirmed=False, **profile):
+    """A volunteer joined to ``campaign`` without the pages (their email
+    confirmed if ``confirmed``; ``profile``, their answers to the form's
+    questions); their participation id."""
     from app.extensions import db
-    from app.models import User
+    from app.models import utcnow
     from app.services import accounts
 
-    user = User(email=f"{username}@example.org", username=username)
-    user.set_password("correct horse 1")
-    db.session.add(user)
-    db.session.flush()
+    user = accounts.create_user(f"{username}@example.org", username, password, **profile)
+    if confirmed:
+        user.email_confirmed_at = utcnow()
     participation = accounts.join_campaign(user, campaign, "B1-B2", "C1-C2")
     db.session.commit()
     return participation.id
+
+
+def committed_campaign(make_campaign, beacon="drand round 7"):
+    """A campaign of 30 sentences ending tomorrow, its raffle committed (seed
+    "the seed", the beacon five minutes after the end) before it opens."""
+    from datetime import timedelta
+
+    from app.extensions import db
+    from app.models import utcnow
+    from app.services import raffle
+    from app.services.raffle_rules import sha256_hex
+
+    campaign = make_campaign(sentences=30, fast_seconds_per_word=0.0)
+    campaign.ends_at = (utcnow() + timedelta(days=1)).replace(second=0, microsecond=0)
+    db.session.commit()
+    raffle.commit(campaign, sha256_hex("the seed"), beacon=beacon, beacon_at=campaign.ends_at + timedelta(minutes=5))
+    db.session.commit()
+    return campaign
+
+
+def ticketed_volunteer(app, name, confirmed=True):
+    """A test client of a volunteer registered through the pages (their
+    email confirmed if ``confirmed``) who earned a ticket: 10 items, controls
+    answered right."""
+    client = app.test_client()
+    register(client, username=name, email=f"{name}@example.org")
+    if confirmed:
+        confirm(name)
+    answer_controls_right(client, 10)
+    return client
+
+
+def close_in_the_past(campaign):
+    """Move the campaign's end, the draw's time and the beacon's into the
+    past, as time passing would, and what happened so far (tickets, voids,
+    confirmations) before that end; returns the raffle's commitment."""
+    from datetime import timedelta
+
+    from sqlalchemy import update
+
+    from app.extensions import db
+    from app.models import Ticket, User, utcnow
+    from app.services import raffle
+
+    record = raffle.commitment(campaign)
+    campaign.ends_at = record.draw_at = utcnow() - timedelta(minutes=2)
+    record.beacon_at = campaign.ends_at + timedelta(minutes=1)
+    earlier = campaign.ends_at - timedelta(hours=1)
+    record.committed_at = earlier - timedelta(hours=1)
+    db.session.execute(update(Ticket).where(Ticket.campaign_id == campaign.id).values(created_at=earlier))
+    db.session.execute(update(Ticket).where(Ticket.campaign_id == campaign.id, Ticket.voided_at.is_not(None))
+                       .values(voided_at=earlier + timedelta(minutes=10)))
+    db.session.execute(update(User).where(User.email_confirmed_at.is_not(None)).values(email_confirmed_at=earlier))
+    db.session.commit()
+    return record

@@ -10,14 +10,13 @@ from sqlalchemy import select
 from app.extensions import db, socketio
 from app.models import Announcement, Participation, utcnow
 from app.services import announcements
-from helpers import csrf_token, register
-from test_organiser import staff_client
+from helpers import csrf_token, register, staff_client
 
 
 @pytest.fixture
 def organiser(app):
     # Made before the campaign: an admin (an organiser would need to be given it).
-    return staff_client(app, "admin")
+    return staff_client(app, "admin", "admin1")
 
 
 def _announce(organiser, text):

@@ -13,7 +13,8 @@ from app.models import Item, Output, Participation, utcnow
 from app.services import da_export, da_quality, dashboard, evaluation, export
 from app.stats.da import analyse_da
 from app.stats.da_loader import REPEAT, SYSTEM, load_da
-from da_simulation import honest, join, judge, make_da_campaign, optimiser, run, staff, user_id
+from da_simulation import honest, join, judge, make_da_campaign, optimiser, run, user_id
+from helpers import staff_client
 
 PAIRWISE_ONLY = ("Completion per system pair", "Control pass rate", "have seen every control", "“equal”",
                  "First translation", "Control sentences")
@@ -62,10 +63,10 @@ def test_the_system_table_is_the_analysis_of_the_export(app, tmp_path):
 def test_the_dashboard_page_shows_da_figures_and_nothing_pairwise(app, tmp_path):
     campaign = make_da_campaign(str(tmp_path / "da"))
     for who in ("organiser", "researcher"):
-        page = staff(app, who).get("/organiser/c/test/").get_data(as_text=True)
+        page = staff_client(app, who).get("/organiser/c/test/").get_data(as_text=True)
         assert "Scores per system" in page and "No answers yet." in page  # before any score: no crash
     judge(campaign)
-    organiser = staff(app, "organiser", "organiser2")
+    organiser = staff_client(app, "organiser", "organiser2")
     page = organiser.get("/organiser/c/test/").get_data(as_text=True)
     panel = organiser.get("/organiser/c/test/panel").get_data(as_text=True)
     for text in (page, panel):
@@ -80,7 +81,7 @@ def test_the_dashboard_page_shows_da_figures_and_nothing_pairwise(app, tmp_path)
 
 def test_the_panel_follows_new_scores_and_the_organiser_room_hears_them(app, tmp_path):
     campaign = make_da_campaign(str(tmp_path / "da"), qc_min_pairs=1)
-    organiser = staff(app, "organiser")
+    organiser = staff_client(app, "organiser")
     watcher = socketio.test_client(app, flask_test_client=organiser)
     assert watcher.emit("watch", {"campaign": "test"}, callback=True) == {"ok": True}
     ane = join(campaign, "ane")
@@ -110,7 +111,7 @@ def test_the_review_page_of_a_da_volunteer(app, tmp_path):
     db.session.commit()
     participation_id = join(campaign, "opti")
     assert run(campaign, participation_id, optimiser) == "dismissed"
-    organiser = staff(app, "organiser")
+    organiser = staff_client(app, "organiser")
     page = organiser.get(f"/organiser/c/test/volunteer/{participation_id}").get_data(as_text=True)
     assert "<script>alert" not in page and "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;" in page
     assert "bad references scored no lower than their originals" in page and "bad_references_not_lower" not in page
@@ -137,7 +138,7 @@ def test_a_da_volunteer_never_seen_by_the_pairwise_review(app, tmp_path):
     campaign = make_da_campaign(str(tmp_path / "da"))
     participation_id = join(campaign, "new")
     evaluation.show(campaign, participation_id, utcnow(), random.Random(1))
-    organiser = staff(app, "organiser")
+    organiser = staff_client(app, "organiser")
     page = organiser.get(f"/organiser/c/test/volunteer/{participation_id}")
     assert page.status_code == 200 and "No quality-control item answered yet." in page.get_data(as_text=True)
     assert organiser.get("/organiser/c/test/suspicious").status_code == 200

@@ -19,7 +19,8 @@ from app.services import answers, da_export, export
 from app.services.pseudonyms import pseudonym
 from app.stats.da import analyse_da, rank_sum_greater
 from app.stats.da_loader import from_da_records, load_da
-from da_simulation import database_records, judge, join, make_da_campaign, run, staff, user_id
+from da_simulation import database_records, judge, join, make_da_campaign, run, user_id
+from helpers import staff_client
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -190,7 +191,7 @@ def test_each_protocol_refuses_the_others_exports(app, tmp_path, make_campaign):
     wrong_format = runner.invoke(args=["export", "wmt-da", "da", "--format", "csv"])
     assert wrong_format.exit_code != 0 and "comes as tsv, not csv" in wrong_format.output
     assert runner.invoke(args=["export", "volunteers", "da"]).exit_code == 0
-    organiser = staff(app, "organiser")
+    organiser = staff_client(app, "organiser")
     refused = organiser.get("/organiser/c/da/export/judgments.csv")
     assert refused.status_code == 404 and "does not offer the export judgments" in refused.get_data(as_text=True)
     assert organiser.get("/organiser/c/test/export/da-judgments.csv").status_code == 404
@@ -206,7 +207,7 @@ def test_each_protocol_refuses_the_others_exports(app, tmp_path, make_campaign):
 
 
 def test_the_web_download_is_the_cli_export(app, tmp_path, judged):
-    researcher = staff(app, "researcher")
+    researcher = staff_client(app, "researcher")
     for kind, fmt in (("da-judgments", "csv"), ("da-judgments", "jsonl"), ("wmt-da", "tsv")):
         response = researcher.get(f"/organiser/c/test/export/{kind}.{fmt}")
         assert response.status_code == 200 and response.is_streamed

@@ -17,13 +17,14 @@ from app.models import Participation, utcnow
 from app.services import da_quality, dashboard, review
 from app.services.export import CONTROL_COLUMNS, DA_VOLUNTEER_COLUMNS
 from app.stats.loader import detect_format
-from da_simulation import honest, join, make_da_campaign, optimiser, run, staff
+from da_simulation import honest, join, make_da_campaign, optimiser, run
+from helpers import staff_client
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def page_of(app, participation_id):
-    return staff(app, "organiser").get(f"/organiser/c/test/volunteer/{participation_id}").get_data(as_text=True)
+    return staff_client(app, "organiser").get(f"/organiser/c/test/volunteer/{participation_id}").get_data(as_text=True)
 
 
 def row(page, row_id):
@@ -85,7 +86,7 @@ def test_totals_group_an_organisers_own_reasons_as_one_kind(app, tmp_path):
     db.session.commit()
     reasons = dashboard.summary(campaign, utcnow())["totals"]["dismissed_reasons"]
     assert {(r["reason"], r["count"]) for r in reasons} == {(da_quality.NOT_LOWER, 1), ("by_organiser", 2)}
-    panel = staff(app, "organiser").get("/organiser/c/test/panel").get_data(as_text=True)
+    panel = staff_client(app, "organiser").get("/organiser/c/test/panel").get_data(as_text=True)
     listed = panel[panel.index('id="dismissed-reasons"'):panel.index("</ul>", panel.index('id="dismissed-reasons"'))]
     assert "probably reversed the slider" not in listed and "A bot." not in listed
     assert '<li data-reason="by_organiser"><bdi>dismissed by an organiser, with a reason of their own</bdi>: 2' in listed
@@ -93,7 +94,7 @@ def test_totals_group_an_organisers_own_reasons_as_one_kind(app, tmp_path):
 
 def test_the_two_judgment_counts_say_what_they_count(app, tmp_path):
     make_da_campaign(str(tmp_path / "da"))
-    panel = staff(app, "organiser").get("/organiser/c/test/panel").get_data(as_text=True)
+    panel = staff_client(app, "organiser").get("/organiser/c/test/panel").get_data(as_text=True)
     assert 'id="judgments-hint"' in panel and "towards the target" in panel
     assert 'id="research-counted-hint"' in panel and "quality-control items count too" in panel
 

@@ -8,7 +8,8 @@ import re
 from html.parser import HTMLParser
 
 import pytest
-from da_simulation import judge, make_da_campaign, staff
+from da_simulation import judge, make_da_campaign
+from helpers import staff_client
 from test_organiser import simulate_volunteers
 
 OPEN = {"totals", "rate", "top", "sentences", "exports"}
@@ -62,7 +63,7 @@ def _dashboards(app, tmp_path, make_campaign, protocol):
     else:
         campaign = make_campaign(sentences=20)
         simulate_volunteers(campaign, volunteers=3, items=8)
-    return staff(app, "organiser"), staff(app, "researcher")
+    return staff_client(app, "organiser"), staff_client(app, "researcher")
 
 
 @pytest.mark.parametrize("protocol", ["pairwise", "da"])
@@ -109,7 +110,7 @@ def test_the_dashboard_folds_scrolls_and_charts(app, tmp_path, make_campaign, pr
 def test_the_chart_speaks_the_interface_language(app, make_campaign):
     campaign = make_campaign(sentences=20)
     simulate_volunteers(campaign, volunteers=2, items=4)
-    organiser = staff(app, "organiser")
+    organiser = staff_client(app, "organiser")
     page = organiser.get("/organiser/c/test/panel", headers={"Accept-Language": "es"}).get_data(as_text=True)
     (chart,) = Dashboard(page).charts
     assert all(re.fullmatch(r"\d{1,2}:\d\d", label) for label in chart["labels"]), chart["labels"]  # 24 hours

@@ -16,7 +16,8 @@ from app.extensions import db
 from app.models import OutboxMail, Participation, Ticket, User, utcnow
 from app.services import leaderboard, outbox, raffle
 from app.services.raffle_rules import sha256_hex
-from da_simulation import honest, join, make_da_campaign, run, staff
+from da_simulation import honest, join, make_da_campaign, run
+from helpers import staff_client
 
 BEACON = "drand quicknet round 1234"
 
@@ -46,7 +47,7 @@ def review_links(html, slug):
 def test_the_top_contributors_link_to_their_review_pages_pairwise(app, make_campaign):
     campaign = make_campaign(sentences=30)
     ids = {judged(campaign, name, n, pairwise_answer) for name, n in (("ane", 3), ("jon", 2))}
-    organiser = staff(app, "organiser")
+    organiser = staff_client(app, "organiser")
     for url in ("/organiser/c/test/", "/organiser/c/test/panel"):  # the page and its live refresh
         html = organiser.get(url).get_data(as_text=True)
         top = html.split('id="dash-top"', 1)[1].split("</ol>", 1)[0]
@@ -55,14 +56,14 @@ def test_the_top_contributors_link_to_their_review_pages_pairwise(app, make_camp
     for participation_id in ids:
         assert organiser.get(f"/organiser/c/test/volunteer/{participation_id}").status_code == 200
     # A researcher sees pseudonyms and no link (the review page is the organisers').
-    researcher = staff(app, "researcher")
+    researcher = staff_client(app, "researcher")
     assert review_links(researcher.get("/organiser/c/test/panel").get_data(as_text=True), "test") == set()
 
 
 def test_the_top_contributors_link_to_their_review_pages_da(app, tmp_path):
     campaign = make_da_campaign(str(tmp_path / "da"))
     participation_id = judged(campaign, "miren", 4, da_answer)
-    organiser = staff(app, "organiser")
+    organiser = staff_client(app, "organiser")
     for url in ("/organiser/c/test/", "/organiser/c/test/panel"):
         top = organiser.get(url).get_data(as_text=True).split('id="dash-top"', 1)[1].split("</ol>", 1)[0]
         assert review_links(top, "test") == {participation_id}, url
@@ -115,7 +116,7 @@ def test_each_notify_form_names_its_winner_and_says_when_it_was_sent(app, tmp_pa
     campaign = make_da_campaign(str(tmp_path / "da"))
     record = drawn(campaign, ("ane", "jon", "miren"))
     first, second = username_of(record, 1), username_of(record, 2)
-    organiser = staff(app, "organiser", "boss")
+    organiser = staff_client(app, "organiser", "boss")
     page = organiser.get("/organiser/c/test/raffle/winners").get_data(as_text=True)
     for prize, name in ((1, first), (2, second)):
         form = notify_form(page, prize)

@@ -6,59 +6,26 @@ import os
 from datetime import timedelta
 
 from flask_babel import format_datetime
-from sqlalchemy import select, update
+from sqlalchemy import select
 
 from app.extensions import db
 from app.models import Participation, Ticket, User, utcnow
 from app.services import accounts, lifecycle, raffle, rewards
-from app.services.raffle_rules import sha256_hex
-from helpers import answer_controls_right, organiser_client, register, write_campaign
+from helpers import close_in_the_past, committed_campaign, register, staff_client, ticketed_volunteer, write_campaign
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BEACON = "beacon value 42"
-
-
-def committed_campaign(make_campaign):
-    campaign = make_campaign(sentences=30, fast_seconds_per_word=0.0)
-    campaign.ends_at = (utcnow() + timedelta(days=1)).replace(second=0, microsecond=0)
-    db.session.commit()
-    raffle.commit(campaign, sha256_hex("the seed"), beacon="drand round 7",
-                  beacon_at=campaign.ends_at + timedelta(minutes=5))
-    db.session.commit()
-    return campaign
-
-
-def volunteer(app, name, confirmed=True):
-    client = app.test_client()
-    register(client, username=name, email=f"{name}@example.org")
-    if confirmed:
-        user_of(name).email_confirmed_at = utcnow()
-        db.session.commit()
-    answer_controls_right(client, 10)
-    return client
 
 
 def user_of(name):
     return db.session.scalar(select(User).where(User.username == name))
 
 
-def end_in_the_past(campaign):
-    """The end, the draw's and the beacon's times move into the past, as time passing would."""
-    record = raffle.commitment(campaign)
-    campaign.ends_at = record.draw_at = utcnow() - timedelta(minutes=2)
-    record.beacon_at = campaign.ends_at + timedelta(minutes=1)
-    earlier = campaign.ends_at - timedelta(hours=1)
-    record.committed_at = earlier - timedelta(hours=1)
-    db.session.execute(update(Ticket).where(Ticket.campaign_id == campaign.id).values(created_at=earlier))
-    db.session.execute(update(User).where(User.email_confirmed_at.is_not(None)).values(email_confirmed_at=earlier))
-    db.session.commit()
-
-
 def test_a_volunteer_who_confirms_after_the_close_is_told_their_tickets_are_not_in_the_draw(app, make_campaign):
     campaign = committed_campaign(make_campaign)
-    volunteer(app, "ane")
-    late = volunteer(app, "mikel", confirmed=False)
-    end_in_the_past(campaign)
+    ticketed_volunteer(app, "ane")
+    late = ticketed_volunteer(app, "mikel", confirmed=False)
+    close_in_the_past(campaign)
     page = late.get("/c/test/welcome").get_data(as_text=True)
     assert "your email was not confirmed by then" in page
     assert "only confirmed volunteers take part in the raffle" not in page  # confirming now would not help
@@ -83,8 +50,8 @@ def test_a_volunteer_who_confirms_after_the_close_is_told_their_tickets_are_not_
 
 def test_the_raffle_page_tells_a_volunteer_their_tickets_and_whether_they_won(app, make_campaign):
     campaign = committed_campaign(make_campaign)
-    ane = volunteer(app, "ane")
-    mikel = volunteer(app, "mikel")
+    ane = ticketed_volunteer(app, "ane")
+    mikel = ticketed_volunteer(app, "mikel")
     page = ane.get("/c/test/raffle").get_data(as_text=True)
     numbers = [t.number for t in db.session.scalars(
         select(Ticket).join(Participation).where(Participation.user_id == user_of("ane").id))]
@@ -99,7 +66,7 @@ def test_the_raffle_page_tells_a_volunteer_their_tickets_and_whether_they_won(ap
     assert "not in the draw while the organisers review your answers" in mikel.get("/c/test/raffle").get_data(
         as_text=True)
 
-    end_in_the_past(campaign)
+    close_in_the_past(campaign)
     raffle.draw(campaign, "the seed", 1, beacon=BEACON)
     db.session.commit()
     page = ane.get("/c/test/raffle").get_data(as_text=True)
@@ -121,7 +88,7 @@ def test_the_draw_time_is_the_same_on_the_dashboard_the_public_page_and_the_comm
     with app.test_request_context():
         said = format_datetime(earliest, "medium")
     assert said in app.test_client().get("/c/test/raffle").get_data(as_text=True)
-    assert said in organiser_client(app).get("/organiser/c/test/").get_data(as_text=True)
+    assert said in staff_client(app, username="boss").get("/organiser/c/test/").get_data(as_text=True)
     result = app.test_cli_runner().invoke(args=["raffle", "draw", "test", "--seed", "the seed", "--beacon", "x"])
     assert result.exit_code != 0 and said in result.output and "wait until then" in result.output
     # With the committed time the later one, that is the time everywhere.
@@ -168,7 +135,7 @@ def test_the_import_says_controls_are_generated_and_imported_open_is_not_a_draft
 
 def test_the_end_field_says_it_is_needed_and_the_readme_tells_the_truth(app, make_campaign):
     make_campaign()
-    page = organiser_client(app).get("/organiser/c/test/").get_data(as_text=True)
+    page = staff_client(app, username="boss").get("/organiser/c/test/").get_data(as_text=True)
     assert "needed before the raffle commitment and opening" in page and "UTC, optional)" not in page.split(
         "Ends at")[1][:40]
     readme = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()

@@ -13,7 +13,7 @@ from app.extensions import db
 from app.models import Campaign, Item, Participation, RaffleCommitment, utcnow
 from app.services import lifecycle, raffle
 from app.services.raffle_rules import sha256_hex
-from helpers import QUIET_SIGNS, csrf_token, organiser_client, register, write_campaign
+from helpers import QUIET_SIGNS, csrf_token, register, staff_client, write_campaign
 
 NOW = utcnow().replace(second=0, microsecond=0)
 
@@ -74,7 +74,7 @@ def _stage(client):
 def test_the_dashboard_walks_the_lifecycle_and_offers_only_what_can_succeed(app, tmp_path):
     campaign = _draft(app, tmp_path)
     assert campaign.status == "draft"
-    dash = organiser_client(app)
+    dash = staff_client(app, username="boss")
     stage, page = _stage(dash)
     assert stage == "draft" and "Next: set the campaign’s end time" in page.replace("'", "’")
     # Nothing offered that would be refused: no commitment without an end, no "Open" before it.
@@ -132,7 +132,7 @@ def test_after_the_draw_the_campaign_cannot_reopen(app, tmp_path):
     db.session.commit()
     raffle.draw(campaign, "seed", 1, beacon="its value")
     db.session.commit()
-    dash = organiser_client(app)
+    dash = staff_client(app, username="boss")
     later = (utcnow() + timedelta(days=3)).strftime("%Y-%m-%dT%H:%M")
     for status in ("open", "closed", "draft"):
         page = _post(dash, "/status", status=status, ends_at=later).get_data(as_text=True)
@@ -239,7 +239,7 @@ def test_the_demo_opens_every_campaign_with_its_raffle_committed(app, tmp_path, 
 
 def test_the_organiser_list_names_the_stage(app, tmp_path):
     _draft(app, tmp_path)
-    assert "<td>Draft</td>" in organiser_client(app).get("/organiser/").get_data(as_text=True)
+    assert "<td>Draft</td>" in staff_client(app, username="boss").get("/organiser/").get_data(as_text=True)
 
 
 def test_the_draw_is_offered_from_the_later_of_its_time_and_the_beacons():

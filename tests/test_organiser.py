@@ -16,19 +16,9 @@ from app.models import Announcement, Item, Participation, Ticket, User, utcnow
 from app.services import accounts, dashboard, evaluation, export, raffle
 from app.services.pseudonyms import pseudonym
 from app.services.raffle_rules import draw_winners, sha256_hex, tickets_digest
-from helpers import csrf_token, give_every_campaign, register
+from helpers import csrf_token, register, staff_client
 
 ROOT = __import__("os").path.dirname(__import__("os").path.dirname(__import__("os").path.abspath(__file__)))
-
-
-def staff_client(app, role, n=1):
-    user = accounts.create_user(f"{role}{n}@example.org", f"{role}{n}", "staff-password", role=role)
-    user.email_confirmed_at = utcnow()
-    give_every_campaign(user)
-    client = app.test_client()
-    token = csrf_token(client, "/login")
-    client.post("/login", data={"csrf_token": token, "email": user.email, "password": "staff-password"})
-    return client
 
 
 def simulate_volunteers(campaign, volunteers=4, items=12, seed=3, liar=None, confirm=True):
@@ -96,7 +86,7 @@ def test_access_control_on_every_route_of_the_blueprint(app, client, make_campai
     token = csrf_token(volunteer, "/c/test/welcome")
     for method, url, _endpoint in routes:
         assert volunteer.open(url, method=method, data={"csrf_token": token}).status_code == 403, (method, url)
-    researcher = staff_client(app, "researcher")
+    researcher = staff_client(app, "researcher", "researcher1")
     token = csrf_token(researcher, "/organiser/c/test/")
     for method, url, endpoint in routes:
         status = researcher.open(url, method=method, data={"csrf_token": token}).status_code
@@ -105,7 +95,7 @@ def test_access_control_on_every_route_of_the_blueprint(app, client, make_campai
         else:
             assert status == 403, (method, url)
     # An organiser of the campaign (tests/test_organiser_access.py: of another one); an admin.
-    organiser, admin = staff_client(app, "organiser"), staff_client(app, "admin")
+    organiser, admin = staff_client(app, "organiser", "organiser1"), staff_client(app, "admin", "admin1")
     for method, url, endpoint in routes:
         if method == "GET":
             assert organiser.get(url).status_code == (403 if endpoint in ADMIN_ENDPOINTS else 200), url
@@ -115,7 +105,7 @@ def test_access_control_on_every_route_of_the_blueprint(app, client, make_campai
 def test_researchers_see_no_personal_data(app, make_campaign):
     campaign = make_campaign(sentences=20)
     simulate_volunteers(campaign, volunteers=2)
-    researcher = staff_client(app, "researcher")
+    researcher = staff_client(app, "researcher", "researcher1")
     for kind in export.KINDS:
         body = researcher.get(f"/organiser/c/test/export/{kind}.csv").get_data(as_text=True)
         assert "@example.org" not in body and "Real Name" not in body and "scrypt" not in body
@@ -130,7 +120,7 @@ def test_researchers_see_no_personal_data(app, make_campaign):
     assert "sim0" not in page and "sim1" not in page
     pseudonyms = {r["volunteer"] for r in export.volunteer_rows(export.source(campaign), db.engine)}
     assert all(p in page for p in pseudonyms) and "have seen every control" in page
-    organiser_page = staff_client(app, "organiser").get("/organiser/c/test/panel").get_data(as_text=True)
+    organiser_page = staff_client(app, "organiser", "organiser1").get("/organiser/c/test/panel").get_data(as_text=True)
     assert "sim0" in organiser_page and "sim1" in organiser_page
 
 
@@ -140,7 +130,7 @@ def test_organiser_room_is_for_staff_only(app, make_campaign):
     register(volunteer)
     sio = socketio.test_client(app, flask_test_client=volunteer)
     assert sio.emit("watch", {"campaign": "test"}, callback=True)["ok"] is False
-    organiser = staff_client(app, "organiser")
+    organiser = staff_client(app, "organiser", "organiser1")
     watcher = socketio.test_client(app, flask_test_client=organiser)
     assert watcher.emit("watch", {"campaign": "test"}, callback=True) == {"ok": True}
     assert watcher.emit("watch", {"campaign": "nope"}, callback=True)["ok"] is False
@@ -172,7 +162,7 @@ def test_dashboard_figures(app, make_campaign):
     # A second call counts no answer twice.
     again = dashboard.summary(campaign, utcnow())
     assert again["chart"] == data["chart"]
-    organiser = staff_client(app, "organiser")
+    organiser = staff_client(app, "organiser", "organiser1")
     page = organiser.get("/organiser/c/test/panel").get_data(as_text=True)
     assert "Completion per system pair" in page and "A – B" in page
 
@@ -193,7 +183,7 @@ def test_rate_chart_keeps_quiet_minutes_and_bounds_its_bars():
 def test_campaign_lifecycle(app, client, make_campaign):
     campaign = make_campaign(sentences=20)
     register(client)
-    organiser = staff_client(app, "organiser")
+    organiser = staff_client(app, "organiser", "organiser1")
     token = csrf_token(organiser, "/organiser/c/test/")
     # Back to a draft; opening again needs the commitment (tests/test_lifecycle.py), made now.
     organiser.post("/organiser/c/test/status", data={"csrf_token": token, "status": "draft"})
@@ -243,7 +233,7 @@ def test_announcement_reaches_connected_volunteers(app, client, make_campaign):
     sio = socketio.test_client(app, flask_test_client=client)
     sio.emit("join", {"campaign": "test"}, callback=True)
     sio.get_received()
-    organiser = staff_client(app, "organiser")
+    organiser = staff_client(app, "organiser", "organiser1")
     token = csrf_token(organiser, "/organiser/c/test/")
     organiser.post("/organiser/c/test/announce", data={"csrf_token": token, "text": "<b>Prize day</b> tomorrow!"})
     events = [e for e in sio.get_received() if e["name"] == "announcement"]
@@ -374,7 +364,7 @@ def test_the_campaign_end_cannot_move_before_the_committed_draw(app, make_campai
     record = raffle.commit(campaign, sha256_hex("seed"), beacon="drand quicknet round 1",
                            beacon_at=campaign.ends_at + timedelta(days=3))
     db.session.commit()
-    organiser = staff_client(app, "organiser")
+    organiser = staff_client(app, "organiser", "organiser1")
     token = csrf_token(organiser, "/organiser/c/test/")
     fmt = "%Y-%m-%dT%H:%M"
     for ends_at in ("", (record.draw_at - timedelta(hours=1)).strftime(fmt)):
@@ -394,7 +384,7 @@ def test_the_campaign_end_cannot_move_before_the_committed_draw(app, make_campai
 def test_raffle_from_the_dashboard_cli_and_public_verification(app, tmp_path, make_campaign):
     campaign = make_campaign(sentences=30)
     _open_until_tomorrow(campaign)
-    organiser = staff_client(app, "organiser")
+    organiser = staff_client(app, "organiser", "organiser1")
     token = csrf_token(organiser, "/organiser/c/test/")
     beacon_at = (campaign.ends_at + timedelta(minutes=1)).strftime("%Y-%m-%dT%H:%M")
     page = organiser.post("/organiser/c/test/raffle/commit", data={
@@ -494,7 +484,7 @@ def test_export_row_counts_columns_and_round_trip(app, tmp_path, make_campaign):
     runner.invoke(args=["export", "judgments", "test", "--format", "jsonl", "-o", str(jsonl)])
     records = [json.loads(line) for line in open(jsonl)]
     assert len(records) == answered and isinstance(records[0]["is_control"], bool)
-    organiser = staff_client(app, "organiser")
+    organiser = staff_client(app, "organiser", "organiser1")
     streamed = organiser.get("/organiser/c/test/export/judgments.csv")
     assert streamed.is_streamed and streamed.get_data(as_text=True).count("\n") == answered + 1
     volunteers = list(csv.DictReader(io.StringIO(organiser.get("/organiser/c/test/export/volunteers.csv").get_data(as_text=True))))
@@ -541,7 +531,7 @@ def test_csv_cells_that_look_like_formulas_are_neutralised():
 
 def test_admin_creates_accounts(app, make_campaign):
     make_campaign()
-    organiser = staff_client(app, "admin")  # an organiser may not (one of another campaign could read this one)
+    organiser = staff_client(app, "admin", "admin1")  # an organiser may not (one of another campaign could read this one)
     token = csrf_token(organiser, "/organiser/accounts")
     organiser.post("/organiser/accounts", data={"csrf_token": token, "role": "researcher", "username": "res",
                                                  "email": "res@example.org", "password": "research-pass"})
@@ -565,7 +555,7 @@ def test_every_export_counts_the_databases_rows_in_both_formats(app, make_campai
                                                              Item.discarded_at.is_(None))),
     }
     assert expected["discarded"] == 12 and expected["volunteers"] == 4
-    researcher = staff_client(app, "researcher")
+    researcher = staff_client(app, "researcher", "researcher1")
     for kind, count in expected.items():
         body = researcher.get(f"/organiser/c/test/export/{kind}.csv").get_data(as_text=True)
         assert len(list(csv.DictReader(io.StringIO(body)))) == count, kind
@@ -587,7 +577,7 @@ def test_every_export_column_is_documented():
 
 def test_statuses_and_roles_are_shown_in_the_interface_language(app, make_campaign):
     make_campaign()
-    organiser = staff_client(app, "admin")  # the accounts page is the admins'
+    organiser = staff_client(app, "admin", "admin1")  # the accounts page is the admins'
     organiser.set_cookie("bozka_lang", "eu", domain="localhost")
     token = csrf_token(organiser, "/organiser/c/test/")
     page = organiser.post("/organiser/c/test/status", follow_redirects=True,

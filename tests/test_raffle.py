@@ -8,14 +8,14 @@ from types import SimpleNamespace
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from sqlalchemy import select, update
+from sqlalchemy import select
 
 from app.extensions import db
 from app.models import AuditLog, User, utcnow
-from app.services import accounts, outbox, prizes, raffle, rewards
+from app.services import outbox, prizes, raffle, rewards
 from app.services.pseudonyms import pseudonym
 from app.services.raffle_rules import check_draw, draw_winners, iso, normal_beacon, sha256_hex, tickets_digest
-from helpers import answer_controls_right, csrf_token, give_every_campaign, register
+from helpers import close_in_the_past, committed_campaign, csrf_token, register, staff_client, ticketed_volunteer
 
 # --- the rules ------------------------------------------------------------------
 
@@ -189,54 +189,14 @@ def test_the_email_language_is_the_winners_then_the_campaigns():
 
 # --- the pages ------------------------------------------------------------------
 
-def staff_client(app, role, name):
-    user = accounts.create_user(f"{name}@example.org", name, "staff-password", role=role)
-    user.email_confirmed_at = utcnow()
-    give_every_campaign(user)
-    client = app.test_client()
-    token = csrf_token(client, "/login")
-    client.post("/login", data={"csrf_token": token, "email": user.email, "password": "staff-password"})
-    return client
-
-
 def _campaign_with_tickets(app, make_campaign, volunteers):
     """A campaign committed before it opens, and volunteers with a ticket each."""
-    campaign = make_campaign(sentences=30, fast_seconds_per_word=0.0)
-    campaign.ends_at = (utcnow() + timedelta(days=1)).replace(second=0, microsecond=0)
-    db.session.commit()
-    raffle.commit(campaign, sha256_hex("the seed"), beacon="drand quicknet round 1234",
-                  beacon_at=campaign.ends_at + timedelta(minutes=5))
-    db.session.commit()
-    clients = {}
-    for name in volunteers:
-        client = clients[name] = app.test_client()
-        register(client, username=name, email=f"{name}@example.org")
-        db.session.scalar(select(User).where(User.username == name)).email_confirmed_at = utcnow()
-        db.session.commit()
-        answer_controls_right(client, 10)
-    return campaign, clients
-
-
-def _close(campaign):
-    """Move the campaign's end, the draw's time and the beacon's into the past (as time passing would)."""
-    from app.models import Ticket
-
-    record = raffle.commitment(campaign)
-    campaign.ends_at = record.draw_at = utcnow() - timedelta(minutes=2)
-    record.beacon_at = campaign.ends_at + timedelta(minutes=1)
-    # What happened so far happened before that end.
-    earlier = campaign.ends_at - timedelta(hours=1)
-    record.committed_at = earlier - timedelta(hours=1)
-    db.session.execute(update(Ticket).where(Ticket.campaign_id == campaign.id).values(created_at=earlier))
-    db.session.execute(update(Ticket).where(Ticket.campaign_id == campaign.id, Ticket.voided_at.is_not(None))
-                       .values(voided_at=earlier + timedelta(minutes=10)))
-    db.session.execute(update(User).where(User.email_confirmed_at.is_not(None)).values(email_confirmed_at=earlier))
-    db.session.commit()
-    return record
+    campaign = committed_campaign(make_campaign, beacon="drand quicknet round 1234")
+    return campaign, {name: ticketed_volunteer(app, name) for name in volunteers}
 
 
 def _close_and_draw(campaign, prizes_):
-    _close(campaign)
+    close_in_the_past(campaign)
     record = raffle.draw(campaign, "the seed", prizes_, beacon=BEACON)
     db.session.commit()
     return record
@@ -370,7 +330,7 @@ def test_held_volunteers_leave_the_published_list_at_once(app, make_campaign):
     assert len(listed()) == 2
     held = db.session.scalar(select(Participation).join(User).where(User.username == "mikel"))
     ane = pseudonym(campaign, db.session.scalar(select(User.id).where(User.username == "ane")))
-    held.held_at, held.held_reason = utcnow() - timedelta(minutes=30), "same_side"  # before the end _close sets
+    held.held_at, held.held_reason = utcnow() - timedelta(minutes=30), "same_side"  # before the end close_in_the_past sets
     rewards.list_changed(campaign.id)  # as answers._check_signs does with a hold
     db.session.commit()
     assert len(listed()) == 1 and listed()[0].endswith("," + ane)
@@ -448,7 +408,7 @@ def test_after_the_close_no_void_no_reopening_no_hold_cleared(app, make_campaign
     mikel = db.session.get(Participation, ticket.participation_id)
     assert f"Void ticket {ticket.number}</button>" in organiser.get(
         f"/organiser/c/test/volunteer/{mikel.id}").get_data(as_text=True)
-    record = _close(campaign)
+    record = close_in_the_past(campaign)
     assert public.get("/c/test/raffle.json").get_json()["voids"][0]["voided_at"] < iso(campaign.ends_at)
     before = public.get("/c/test/raffle/tickets.csv").get_data(as_text=True)
     assert len(before.splitlines()) == 3  # ane's and mikel's tickets
@@ -517,7 +477,7 @@ def _verify(draw, tickets, beacon):
 
 def test_the_verify_script_fails_a_tampered_draw(app, make_campaign, tmp_path):
     campaign, clients = _campaign_with_tickets(app, make_campaign, ("ane", "mikel", "jon"))
-    _close(campaign)
+    close_in_the_past(campaign)
     public = app.test_client()
     # A volunteer saves the list once the campaign has closed.
     saved = _save(tmp_path, "tickets.csv", public.get("/c/test/raffle/tickets.csv").get_data(as_text=True))

@@ -142,7 +142,7 @@ def test_a_volunteer_cannot_report_another_volunteers_item(app, client, make_cam
 
 
 def test_the_organisers_dashboard_lists_the_reports(app, client, make_campaign):
-    from test_organiser import staff_client
+    from helpers import staff_client
 
     campaign = make_campaign(sentences=20)
     register(client)
@@ -150,17 +150,17 @@ def test_the_organisers_dashboard_lists_the_reports(app, client, make_campaign):
     listed = reports.campaign_reports(campaign, names=True)
     assert [(r.reason, r.text, r.username, r.kind) for r in listed] == [("offensive", "<b>rude</b>", "ane", "test")]
     assert listed[0].sentence_number is not None
-    page = staff_client(app, "organiser").get("/organiser/c/test/").get_data(as_text=True)
+    page = staff_client(app, "organiser", "organiser1").get("/organiser/c/test/").get_data(as_text=True)
     section = page[page.index('id="reports"'):]
     assert "Offensive content" in section and "&lt;b&gt;rude&lt;/b&gt;" in section and "<b>rude" not in section
     assert f"<td>{listed[0].sentence_number}</td>" in section
 
 
 def test_a_dashboard_without_reports_says_so(app, make_campaign):
-    from test_organiser import staff_client
+    from helpers import staff_client
 
     make_campaign(sentences=20)
-    page = staff_client(app, "organiser").get("/organiser/c/test/").get_data(as_text=True)
+    page = staff_client(app, "organiser", "organiser1").get("/organiser/c/test/").get_data(as_text=True)
     assert "No volunteer has reported a problem with an item." in page
 
 

@@ -10,7 +10,7 @@ from sqlalchemy import select
 from app.extensions import db
 from app.models import Item, Participation, utcnow
 from app.services import accounts, evaluation, suspicious
-from da_simulation import staff
+from helpers import staff_client
 
 
 def volunteer(campaign, name):
@@ -75,6 +75,6 @@ def test_the_page_lists_at_most_shown_and_says_how_many(app, make_campaign, monk
         p = volunteer(campaign, f"same{n}")
         db.session.commit()
         answer_many(campaign, p, count, "equal", start, 5, rng)
-    page = staff(app, "organiser").get("/organiser/c/test/suspicious").get_data(as_text=True)
+    page = staff_client(app, "organiser").get("/organiser/c/test/suspicious").get_data(as_text=True)
     assert "same1" in page and "same2" in page and "same0" not in page  # the most answers first
     assert "Showing the 2 with the most answers of 3." in page

@@ -31,7 +31,7 @@ def test_the_password_rule_is_shown_before_sending_and_described_by(client, make
 
 
 def test_native_speaker_is_a_level_above_c1_c2_and_is_exported(app, client, make_campaign):
-    from test_organiser import staff_client
+    from helpers import staff_client
 
     make_campaign(sentences=5)
     html = client.get("/c/test/register").get_data(as_text=True)
@@ -43,7 +43,7 @@ def test_native_speaker_is_a_level_above_c1_c2_and_is_exported(app, client, make
         "password2": "correct horse 1", "age_group": "26-35", "studies_level": "university",
         "studies_field": "humanities", "source_level": "C1-C2", "target_level": "native", "consent": "y"})
     assert db.session.scalar(select(Participation.target_level)) == "native"
-    organiser = staff_client(app, "organiser")
+    organiser = staff_client(app, "organiser", "organiser1")
     rows = list(csv.DictReader(io.StringIO(organiser.get("/organiser/c/test/export/volunteers.csv").get_data(as_text=True))))
     assert rows[0]["target_level"] == "native"
     assert organiser.get("/organiser/c/test/").status_code == 200

@@ -19,8 +19,8 @@ from app.services.importer import read_campaign, same_as_reference
 from app.services.pseudonyms import pseudonym
 from app.stats.da import analyse_da
 from app.stats.da_loader import load_da
-from da_simulation import honest, join, make_da_campaign, run, staff
-from helpers import csrf_token, register
+from da_simulation import honest, join, make_da_campaign, run
+from helpers import csrf_token, register, staff_client
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -119,7 +119,7 @@ def test_da_dashboard_analysis_and_raffle_count_the_same_volunteers(app, tmp_pat
     kept = {name for name, entry in judges.items() if entry["kept"]}
 
     # The dashboard, through the organiser's page.
-    page = staff(app, "organiser").get("/organiser/c/test/panel").get_data(as_text=True)
+    page = staff_client(app, "organiser").get("/organiser/c/test/panel").get_data(as_text=True)
     assert _counted_figures(page) == {"counted": len(kept), "dismissed": 0, "held": 0, "dropped": 1, "untested": 0}
     assert 'id="who-counts-rule"' in page
     assert f'data-figure="judges-untested">{1}<' in page
@@ -190,6 +190,6 @@ def test_pairwise_dashboard_analysis_and_raffle_count_the_same_volunteers(app, m
     counted = {names[row["volunteer"]] for row in rows if not row["left_out"]}
     assert counted == {"ane"}
 
-    page = staff(app, "organiser").get("/organiser/c/test/panel").get_data(as_text=True)
+    page = staff_client(app, "organiser").get("/organiser/c/test/panel").get_data(as_text=True)
     assert _counted_figures(page) == {"counted": 1, "dismissed": 1, "held": 1, "dropped": 0, "untested": 1}
     assert {names[holder] for holder in _tickets_csv(app.test_client())} == counted

@@ -5,16 +5,13 @@ included) and stays a table on a desktop. The site and its campaigns are
 test_e2e_organiser_phone's (its ``site`` fixture: a site of this module's own)."""
 from playwright.sync_api import expect
 
-from e2e.i18n_pages import DESKTOP, PHONE, log_in, new_context
-from e2e.test_e2e_organiser_phone import ORGANISER, open_folds, sideways, site  # noqa: F401 (a fixture)
+from e2e.i18n_pages import DESKTOP, PHONE
+from e2e.test_e2e_organiser_phone import open_folds, organiser_page, sideways, site  # noqa: F401 (a fixture)
 
 
 def test_the_da_scores_per_system_table_fits_a_phone(browser, site, screenshots):  # noqa: F811
     base_url, _ids = site
-    context = new_context(browser, "10.61.0.9", viewport=PHONE)
-    try:
-        page = context.new_page()
-        log_in(page, base_url, ORGANISER)
+    with organiser_page(browser, base_url, "10.61.0.9", PHONE) as page:
         page.goto(f"{base_url}/organiser/c/ph-da/")
         open_folds(page)
         table = page.locator("#da-systems")
@@ -39,5 +36,3 @@ def test_the_da_scores_per_system_table_fits_a_phone(browser, site, screenshots)
         expect(table.locator("thead")).to_be_visible()
         cells = table.locator("tbody tr").first.locator("td")
         assert cells.nth(0).bounding_box()["y"] == cells.nth(4).bounding_box()["y"]
-    finally:
-        context.close()

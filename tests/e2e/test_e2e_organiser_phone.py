@@ -15,6 +15,7 @@ import json
 import os
 import subprocess
 import sys
+from contextlib import contextmanager
 
 import pytest
 from playwright.sync_api import expect
@@ -122,12 +123,28 @@ def open_folds(page):
         closed.first.click()
 
 
-def test_review_and_winners_pages_fit_a_phone(browser, site, screenshots):
-    base_url, ids = site
-    context = new_context(browser, "10.61.0.1", viewport=PHONE)
+@contextmanager
+def organiser_page(browser, base_url, address, viewport):
+    """A page of a browser context of its own (from ``address``, at
+    ``viewport``) logged in as the organiser; the context closes after."""
+    context = new_context(browser, address, viewport=viewport)
     try:
         page = context.new_page()
         log_in(page, base_url, ORGANISER)
+        yield page
+    finally:
+        context.close()
+
+
+def fits_with_a_shot(page, shot):
+    """No part of the page scrolls sideways; then a screenshot of all of it."""
+    assert sideways(page) == []
+    page.screenshot(path=shot, full_page=True)
+
+
+def test_review_and_winners_pages_fit_a_phone(browser, site, screenshots):
+    base_url, ids = site
+    with organiser_page(browser, base_url, "10.61.0.1", PHONE) as page:
         pages = {"review-pairwise": f"/organiser/c/ph-pair/volunteer/{ids['ph-pair'][0]}",
                  "review-da": f"/organiser/c/ph-da/volunteer/{ids['ph-da'][0]}",
                  "winners": "/organiser/c/ph-da/raffle/winners"}
@@ -156,16 +173,11 @@ def test_review_and_winners_pages_fit_a_phone(browser, site, screenshots):
         label = page.evaluate("(cell) => getComputedStyle(cell, '::before').content",
                               cells.nth(1).element_handle())
         assert label == '"When: "'
-    finally:
-        context.close()
 
 
 def test_the_dashboard_links_each_top_contributor_to_their_review_page(browser, site):
     base_url, ids = site
-    context = new_context(browser, "10.61.0.2", viewport=DESKTOP)
-    try:
-        page = context.new_page()
-        log_in(page, base_url, ORGANISER)
+    with organiser_page(browser, base_url, "10.61.0.2", DESKTOP) as page:
         for slug in ("ph-pair", "ph-da"):
             page.goto(f"{base_url}/organiser/c/{slug}/")
             top = page.locator("#dash-top")
@@ -179,16 +191,11 @@ def test_the_dashboard_links_each_top_contributor_to_their_review_page(browser, 
             top.locator("a", has_text="jon").click()
             expect(page).to_have_url(f"{base_url}/organiser/c/{slug}/volunteer/{ids[slug][1]}")
             expect(page.locator("h1")).to_contain_text("jon")
-    finally:
-        context.close()
 
 
 def test_a_sent_notify_form_says_when_and_offers_send_again(browser, site, screenshots):
     base_url, _ids = site
-    context = new_context(browser, "10.61.0.3", viewport=PHONE)
-    try:
-        page = context.new_page()
-        log_in(page, base_url, ORGANISER)
+    with organiser_page(browser, base_url, "10.61.0.3", PHONE) as page:
         page.goto(f"{base_url}/organiser/c/ph-da/raffle/winners")
         forms = page.locator("form.notify")
         expect(forms).to_have_count(2)
@@ -204,8 +211,7 @@ def test_a_sent_notify_form_says_when_and_offers_send_again(browser, site, scree
         expect(page.locator("#notify-1 .notify-state time")).to_have_count(1)
         expect(page.locator("#notify-1 button")).to_have_text(f"Send again to the winner of prize 1 ({name})")
         expect(page.locator("#notify-2 .notify-state")).to_have_text("Not sent yet.")
-        assert sideways(page) == []
-        page.screenshot(path=f"{screenshots}/organiser-winners-sent-phone.png", full_page=True)
+        fits_with_a_shot(page, f"{screenshots}/organiser-winners-sent-phone.png")
 
         # The public page after the draw: drawn (not "takes place"), the prizes' tickets.
         page.goto(f"{base_url}/c/ph-da/raffle")
@@ -214,11 +220,8 @@ def test_a_sent_notify_form_says_when_and_offers_send_again(browser, site, scree
         expect(page.locator("main")).not_to_contain_text("takes place once")
         expect(page.locator("#prizes li")).to_have_count(2)
         expect(page.locator("#prizes li").first).to_contain_text("Prize 1: ticket ")
-        assert sideways(page) == []
-        page.screenshot(path=f"{screenshots}/raffle-drawn-phone.png", full_page=True)
+        fits_with_a_shot(page, f"{screenshots}/raffle-drawn-phone.png")
         page.goto(f"{base_url}/c/ph-pair/raffle")
         expect(page.locator("#draw-time")).to_contain_text("The draw takes place once the campaign has closed")
         expect(page.locator("#who-takes-part")).to_contain_text("control sentences")
         expect(page.locator("#who-takes-part")).not_to_contain_text("quality test")
-    finally:
-        context.close()
