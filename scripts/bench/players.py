@@ -159,16 +159,13 @@ def play(base, slug, player, context, address, seed, read_log):
     rng = random.Random(seed)
     session = register(base, slug, player, address)
     confirm(session, player, read_log)
-    item = session.get(f"{base}/c/{slug}/api/item", timeout=30).json()["item"]
+    item = api_reply(lambda: session.get(f"{base}/c/{slug}/api/item", timeout=30))["item"]
     for answered in range(player.items):
         if item is None:
             break
         time.sleep(player.wait(item, rng))
-        response = session.post(f"{base}/c/{slug}/api/judgment",
-                                json={"token": item["token"], **player.answer(item, context, answered, rng)},
-                                timeout=60)
-        response.raise_for_status()
-        data = response.json()
+        sent = {"token": item["token"], **player.answer(item, context, answered, rng)}
+        data = api_reply(lambda: session.post(f"{base}/c/{slug}/api/judgment", json=sent, timeout=60))
         player.seen.append(player.saw(data))
         player.tickets = data["tickets"]
         player.status = data["status"]
@@ -244,8 +241,16 @@ def infer(answers, dismissed_after, first=2, check_every=10):
     return learned
 
 
-def api_reply(response):
-    """The JSON of an item or judgment reply; anything else raised with what the site said."""
+def api_reply(send, attempts=3):
+    """The JSON of an item or judgment reply, ``send()`` again after a busy
+    reply (5xx) as the judging page does (same token, after Retry-After);
+    anything else raised with what the site said."""
+    for attempt in range(attempts):
+        response = send()
+        if response.status_code < 500 or attempt == attempts - 1:
+            break
+        print(f"players: HTTP {response.status_code} {response.text[:200]!r}, sent again", flush=True)
+        time.sleep(float(response.headers.get("Retry-After", 1)))
     if response.status_code != 200 or "item" not in response.text:
         raise RuntimeError(f"{response.request.method} {response.url}: HTTP {response.status_code} "
                            f"{response.text[:300]!r}")
@@ -259,15 +264,16 @@ def throwaway(base, slug, name, address, seed, items=40, harvest=False):
     translation of its source and the other not is answered with the known one)."""
     rng = random.Random(seed)
     session = register(base, slug, Player(name, "throwaway", (0, 0), items), address)
-    item = api_reply(session.get(f"{base}/c/{slug}/api/item", timeout=30))["item"]
+    item = api_reply(lambda: session.get(f"{base}/c/{slug}/api/item", timeout=30))["item"]
     answers, dismissed_after, known = [], None, {}
     while item is not None and len(answers) < items:
         choice = rng.choice(("left", "right"))
         answers.append((item["source"], item["left"], item["right"], choice))
         if harvest:
             known.setdefault(item["source"], set()).update((item["left"], item["right"]))
-        data = api_reply(session.post(f"{base}/c/{slug}/api/judgment",
-                                      json={"token": item["token"], "choice": choice}, timeout=60))
+        token = item["token"]
+        data = api_reply(lambda: session.post(f"{base}/c/{slug}/api/judgment",
+                                              json={"token": token, "choice": choice}, timeout=60))
         if data["status"] == "dismissed":
             dismissed_after = len(answers)
             break
