@@ -165,6 +165,10 @@ class Campaign(db.Model):
     # The first this many of the ranking win the organisers' prizes (0: the
     # ranking wins none; at most leaderboard.TOP, the top a page shows).
     leaderboard_prizes = db.Column(db.Integer, nullable=False, default=5, server_default="5")
+    # Issue 32: "ebaluatoia" (the paper's rule) or "sequential" (pairs decided by
+    # an anytime-valid test are retired); the goal: the whole ordering or the top system.
+    assignment = db.Column(db.String(16), nullable=False, default="ebaluatoia", server_default="ebaluatoia")
+    goal = db.Column(db.String(16), nullable=False, default="ordering", server_default="ordering")
     # Maintained counters.
     target_judgments = db.Column(db.Integer, nullable=False, default=0)
     collected_judgments = db.Column(db.Integer, nullable=False, default=0)
@@ -267,6 +271,10 @@ class Slot(db.Model):
     target = db.Column(db.Integer, nullable=False)
     collected = db.Column(db.Integer, nullable=False, default=0)
     pending = db.Column(db.Integer, nullable=False, default=0)
+    # Pairwise: collected answers preferring system a, system b ("equal" in
+    # neither); the sentence's winner for the pair is the side with more.
+    votes_a = db.Column(db.Integer, nullable=False, default=0, server_default="0")
+    votes_b = db.Column(db.Integer, nullable=False, default=0, server_default="0")
 
 
 class PairTotal(db.Model):
@@ -286,6 +294,15 @@ class PairTotal(db.Model):
     identical = db.Column(db.Integer, nullable=False, default=0)  # slots with identical outputs
     collected = db.Column(db.Integer, nullable=False, default=0)
     over_collected = db.Column(db.Integer, nullable=False, default=0)  # judgments beyond their slot's target
+    # Sentences each system won (its slot's votes_a > votes_b, or the reverse):
+    # the counts of the pair's anytime-valid test (services/pair_plan.py).
+    wins_a = db.Column(db.Integer, nullable=False, default=0, server_default="0")
+    wins_b = db.Column(db.Integer, nullable=False, default=0, server_default="0")
+    # The latest plan (services/decisions.py): the system decided better, and
+    # whether the pair still gets judgments.
+    decided_id = db.Column(db.Integer, db.ForeignKey("systems.id"))
+    decided_at = db.Column(db.DateTime)
+    is_open = db.Column(db.Boolean, nullable=False, default=True, server_default=text("true"))
 
 
 class SentenceBin(db.Model):

@@ -291,3 +291,43 @@ def test_da_running_sums_are_filled_from_the_answers_given(tmp_path):
         flask_db(url, tmp_path, "downgrade", "d5e1f7a3b820")
     finally:
         engine.dispose()
+
+
+def test_votes_and_pair_wins_are_counted_from_the_answers_given(tmp_path):
+    """Issue 32: each pairwise slot's answers for each side (not "equal", not
+    discarded, not unanswered) and each pair's sentences won, from the stored
+    answers; existing campaigns keep the paper's assignment."""
+    from sqlalchemy import text
+
+    url = f"sqlite:///{tmp_path / 'wins.sqlite3'}"
+    flask_db(url, tmp_path, "upgrade", "d4e9f2a6b815")
+    engine = create_engine(url)
+    # slot 1 (systems 1, 2): two answers for 1, one for 2 -> system 1 wins the sentence;
+    # slot 2 (systems 1, 2): one each (and a discarded one for 2) -> nobody; slot 3: one for 2, one equal.
+    answers = [(1, "left", 1, 2, None), (1, "right", 2, 1, None), (1, "left", 2, 1, None),
+               (2, "left", 1, 2, None), (2, "right", 1, 2, None), (2, "right", 1, 2, "2026-01-02"),
+               (3, "left", 2, 1, None), (3, "equal", 1, 2, None), (3, None, 1, 2, None)]
+    try:
+        with engine.begin() as connection:
+            connection.exec_driver_sql("PRAGMA foreign_keys=OFF")
+            inspector = inspect(connection)
+            _insert(connection, inspector, "campaigns", id=3, slug="pw")
+            for slot in (1, 2, 3):
+                _insert(connection, inspector, "slots", id=slot, sentence_id=slot, system_a_id=1, system_b_id=2)
+            _insert(connection, inspector, "pair_totals", id=1, campaign_id=3, system_a_id=1, system_b_id=2)
+            for position, (slot, choice, left, right, discarded) in enumerate(answers, 1):
+                _insert(connection, inspector, "items", participation_id=10 + position, campaign_id=3,
+                        position=position, token=f"t{position}", slot_id=slot, choice=choice, left_system_id=left,
+                        right_system_id=right, answered_at="2026-01-01 10:00:00" if choice else None,
+                        discarded_at=discarded)
+        flask_db(url, tmp_path, "upgrade")
+        with engine.connect() as connection:
+            assert sorted(connection.execute(text("SELECT id, votes_a, votes_b FROM slots"))) == [
+                (1, 2, 1), (2, 1, 1), (3, 0, 1)]
+            assert connection.execute(text("SELECT wins_a, wins_b, is_open, decided_id FROM pair_totals")).one() == (
+                1, 1, 1, None)
+            assert connection.execute(text("SELECT assignment, goal FROM campaigns")).one() == (
+                "ebaluatoia", "ordering")
+        flask_db(url, tmp_path, "downgrade", "d4e9f2a6b815")
+    finally:
+        engine.dispose()

@@ -13,7 +13,7 @@ from .. import protocols
 from ..database import execute
 from ..extensions import db
 from ..models import Item
-from . import holds, quality, research, rewards, suspicious
+from . import holds, quality, research, rewards, suspicious, totals
 from .counters import change_holds, count_answer, count_for_campaign, set_counters
 from .reservations import release_hold
 
@@ -69,6 +69,7 @@ def submit(campaign, participation, token, answer, now):
         # in the lock order (sentence, slot, campaign).
         change_holds(item.slot_id, item.sentence_id, 0 if item.holding else 1, 1, deferred=True)
         count_for_campaign(campaign.id, collected=1, over_slot=item.slot_id, equal=int(answer["choice"] == "equal"))
+        _vote(item, answer["choice"], 1)
     # The row now holds exactly these values (the update above matched it).
     for key, value in answer.items():
         set_committed_value(item, key, value)
@@ -92,6 +93,13 @@ def submit(campaign, participation, token, answer, now):
     if counted and rewards.earns_ticket(participation.items_counted, campaign.raffle_every):
         ticket = rewards.award_ticket(campaign.id, participation.id, item.position, now)
     return Outcome("accepted", item=item, new_ticket=ticket, counted=counted)
+
+
+def _vote(item, choice, delta):
+    """A pairwise answer for one side moves its slot's votes (``totals.voted``)."""
+    preferred = {"left": item.left_system_id, "right": item.right_system_id}.get(choice)
+    if preferred is not None:
+        totals.voted(item.slot_id, preferred, delta)
 
 
 def _check_signs(campaign, participation, item, now):
@@ -127,6 +135,7 @@ def dismiss(campaign, participation, reason, now):
         item.discarded_reason = reason
         if item.slot_id is not None:
             change_holds(item.slot_id, item.sentence_id, -1, -1)
+            _vote(item, item.choice, -1)
             discarded += 1
             equal += item.choice == "equal"
     count_for_campaign(campaign.id, collected=-discarded, equal=-equal, volunteers=-1)

@@ -23,6 +23,7 @@ EPOCH = datetime(2000, 1, 1)  # naive UTC, as every stored time
 NOTHING_TO_JUDGE, COMPLETE = -1, 10
 BINS = range(NOTHING_TO_JUDGE, COMPLETE + 1)
 _MOVES = "bozka_total_moves"
+_VOTES = "bozka_total_votes"
 _MINUTES = "bozka_answer_minutes"
 _CHUNK = 500  # slot ids per read: well under SQLite's bound parameters
 
@@ -46,6 +47,14 @@ def moved(slot_id, collected_delta):
     moves[slot_id] = moves.get(slot_id, 0) + collected_delta
 
 
+def voted(slot_id, system_id, delta):
+    """An answer preferring ``system_id`` collected (+1) or discarded (-1) on a
+    pairwise slot in this transaction: the slot's votes and, when the
+    sentence's winner for the pair changes, the pair's wins move with the commit."""
+    votes = db.session.info.setdefault(_VOTES, {})
+    votes[(slot_id, system_id)] = votes.get((slot_id, system_id), 0) + delta
+
+
 def answered(campaign_id, moment):
     """One more answer in the campaign's minute of ``moment``, with the commit."""
     minutes = db.session.info.setdefault(_MINUTES, {})
@@ -64,8 +73,22 @@ _MOVE_PAIR = (
     .where(PairTotal.campaign_id == bindparam("c"), PairTotal.system_a_id == bindparam("a"),
            PairTotal.system_b_id.is_not_distinct_from(bindparam("b", type_=Integer)))
     .values(collected=PairTotal.collected + bindparam("d_collected", type_=Integer),
-            over_collected=PairTotal.over_collected + bindparam("d_over", type_=Integer))
+            over_collected=PairTotal.over_collected + bindparam("d_over", type_=Integer),
+            wins_a=PairTotal.wins_a + bindparam("d_wins_a", type_=Integer),
+            wins_b=PairTotal.wins_b + bindparam("d_wins_b", type_=Integer))
 )
+_VOTE = (
+    update(Slot.__table__)
+    .where(Slot.id == bindparam("slot"))
+    .values(votes_a=Slot.votes_a + bindparam("d_a", type_=Integer),
+            votes_b=Slot.votes_b + bindparam("d_b", type_=Integer))
+    .returning(Slot.votes_a, Slot.votes_b)
+)
+
+
+def winner(votes_a, votes_b):
+    """The sentence's winner for a pair: 1 (system a), -1 (system b) or 0 (no answer, or as many each)."""
+    return (votes_a > votes_b) - (votes_b > votes_a)
 _MOVE_BIN = (
     update(SentenceBin.__table__)
     .where(SentenceBin.campaign_id == bindparam("c"), SentenceBin.bin == bindparam("b"))
@@ -91,19 +114,24 @@ def write(session):
     """Move the pair, bin and minute rows for the session's moves: from the
     slots' and sentences' counters as they now are (already moved)."""
     moves = {slot: delta for slot, delta in (session.info.pop(_MOVES, None) or {}).items() if delta}
+    votes = {}
+    for (slot, system), delta in (session.info.pop(_VOTES, None) or {}).items():
+        votes.setdefault(slot, []).append((system, delta))
     minutes = session.info.pop(_MINUTES, None) or {}
-    if not (moves or minutes):
+    if not (moves or minutes or votes):
         return
     connection = session.connection()
     pairs, bins, sentences = {}, {}, {}
-    ids = sorted(moves)
+    ids = sorted(set(moves) | set(votes))
     for start in range(0, len(ids), _CHUNK):
         for slot, a, b, collected, target, sentence, campaign, sentence_collected, capacity in connection.execute(
                 _MOVED, {"slot_ids": ids[start:start + _CHUNK]}):
-            delta = moves[slot]
-            before = pairs.get((campaign, a, b), (0, 0))
+            delta = moves.get(slot, 0)
+            won = _vote(connection, slot, a, votes.get(slot, ()))
+            before = pairs.get((campaign, a, b), (0, 0, 0, 0))
             pairs[(campaign, a, b)] = (before[0] + delta,
-                                       before[1] + _over(collected, target) - _over(collected - delta, target))
+                                       before[1] + _over(collected, target) - _over(collected - delta, target),
+                                       before[2] + won[0], before[3] + won[1])
             entry = sentences.setdefault(sentence, [campaign, sentence_collected, capacity, 0])
             entry[3] += delta
     for campaign, collected, capacity, delta in sentences.values():
@@ -111,8 +139,10 @@ def write(session):
         if old != new:
             bins[(campaign, old)] = bins.get((campaign, old), 0) - 1
             bins[(campaign, new)] = bins.get((campaign, new), 0) + 1
-    pair_rows = [{"c": c, "a": a, "b": b, "d_collected": n, "d_over": over}
-                 for (c, a, b), (n, over) in sorted(pairs.items(), key=lambda p: (p[0][0], p[0][1], p[0][2] or 0))]
+    pair_rows = [{"c": c, "a": a, "b": b, "d_collected": n, "d_over": over, "d_wins_a": wa, "d_wins_b": wb}
+                 for (c, a, b), (n, over, wa, wb) in sorted(pairs.items(),
+                                                           key=lambda p: (p[0][0], p[0][1], p[0][2] or 0))
+                 if (n, over, wa, wb) != (0, 0, 0, 0)]
     bin_rows = [{"c": c, "b": b, "n": n} for (c, b), n in sorted(bins.items()) if n]
     minute_rows = [{"c": c, "m": m, "n": n} for (c, m), n in sorted(minutes.items())]
     if pair_rows:
@@ -123,9 +153,22 @@ def write(session):
         connection.execute(_COUNT_MINUTE[connection.dialect.name], minute_rows)
 
 
+def _vote(connection, slot, system_a, moved):
+    """Move a slot's votes by ``moved`` ((system, delta) pairs); the change of
+    its pair's wins: (system a's, system b's)."""
+    d_a = sum(delta for system, delta in moved if system == system_a)
+    d_b = sum(delta for system, delta in moved if system != system_a)
+    if not (d_a or d_b):
+        return 0, 0
+    votes_a, votes_b = connection.execute(_VOTE, {"slot": slot, "d_a": d_a, "d_b": d_b}).one()
+    old, new = winner(votes_a - d_a, votes_b - d_b), winner(votes_a, votes_b)
+    return (new == 1) - (old == 1), (new == -1) - (old == -1)
+
+
 @event.listens_for(Session, "after_soft_rollback")
 def _forget_moves(session, _previous_transaction):
     session.info.pop(_MOVES, None)
+    session.info.pop(_VOTES, None)
     session.info.pop(_MINUTES, None)
 
 
@@ -169,15 +212,19 @@ def recount(campaign_id):
     sentence and answer of the campaign."""
     remove(campaign_id)
     slots = db.session.execute(
-        select(Slot.system_a_id, Slot.system_b_id, Slot.target, Slot.identical, Slot.collected)
+        select(Slot.system_a_id, Slot.system_b_id, Slot.target, Slot.identical, Slot.collected,
+               Slot.votes_a, Slot.votes_b)
         .join(Sentence, Sentence.id == Slot.sentence_id).where(Sentence.campaign_id == campaign_id)).all()
     pairs = {}
-    for a, b, target, identical, collected in slots:
-        row = pairs.setdefault((a, b), {"target": 0, "identical": 0, "collected": 0, "over_collected": 0})
+    for a, b, target, identical, collected, votes_a, votes_b in slots:
+        row = pairs.setdefault((a, b), {"target": 0, "identical": 0, "collected": 0, "over_collected": 0,
+                                        "wins_a": 0, "wins_b": 0})
         row["target"] += target
         row["identical"] += bool(identical)
         row["collected"] += collected
         row["over_collected"] += _over(collected, target)
+        row["wins_a"] += winner(votes_a, votes_b) == 1
+        row["wins_b"] += winner(votes_a, votes_b) == -1
     bins = dict.fromkeys(BINS, 0)
     for collected, capacity in db.session.execute(
             select(Sentence.collected, Sentence.capacity).where(Sentence.campaign_id == campaign_id)):
