@@ -261,6 +261,8 @@ class Slot(db.Model):
     __tablename__ = "slots"
     __table_args__ = (
         UniqueConstraint("sentence_id", "system_a_id", "system_b_id"),
+        # Sequential assignment walks one pair's slots, emptiest first, in a random order of its own.
+        Index("ix_slots_pair", "system_a_id", "system_b_id", "pending", "shuffle"),
     )
     id = db.Column(db.Integer, primary_key=True)
     sentence_id = db.Column(db.Integer, db.ForeignKey("sentences.id"), nullable=False, index=True)
@@ -275,6 +277,9 @@ class Slot(db.Model):
     # neither); the sentence's winner for the pair is the side with more.
     votes_a = db.Column(db.Integer, nullable=False, default=0, server_default="0")
     votes_b = db.Column(db.Integer, nullable=False, default=0, server_default="0")
+    # A random order per pair (set at import): the walk above meets a volunteer's
+    # seen sentences no more often than their share of the campaign.
+    shuffle = db.Column(db.Integer, nullable=False, default=0, server_default="0")
 
 
 class PairTotal(db.Model):

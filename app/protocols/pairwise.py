@@ -5,6 +5,7 @@ answer, at fixed or secret places (``services.quality``). Optionally, at
 secret places, a repeat: a test item the volunteer judged at least
 ``repeat_distance`` items before, shown again for intra-annotator agreement
 (``services.repeats``)."""
+import zlib
 from itertools import combinations
 
 from flask_babel import lazy_gettext as _l
@@ -13,9 +14,9 @@ from sqlalchemy.orm import aliased
 
 from ..database import execute
 from ..models import Control, Item, Output, Sentence, Slot
-from ..services import degrade, holds, quality, repeats
+from ..services import degrade, holds, pair_plan, quality, repeats
 from ..services.pseudonyms import pseudonym
-from ..services.slots import take_slot
+from ..services.slots import take_pair_slot, take_slot
 
 NAME = "pairwise"
 TEMPLATE = "volunteer/item_pairwise.html"
@@ -28,8 +29,11 @@ USES_CONTROLS = True
 SETTINGS = {
     "repeat_share": (int, 0, 0, 50),
     "repeat_distance": (int, 10, 1),
+    # Issue 32: the paper's rule, or pairs decided by an anytime-valid test retired (services/pair_plan.py).
+    "assignment": (str, pair_plan.EBALUATOIA, None),
+    "goal": (str, pair_plan.ORDERING, None),
 }
-WORDS = {}
+WORDS = {"assignment": pair_plan.ASSIGNMENTS, "goal": pair_plan.GOALS}
 LIVE_SETTINGS = ()
 # What the organisers' pages show and offer (services/export.py, dashboard.py, review.py).
 EXPORTS = ("judgments", "controls", "discarded", "volunteers", "wmt")
@@ -52,8 +56,15 @@ def units(sentence_id, outputs, target, settings, rng):
     for a, b in combinations(outputs, 2):
         identical = same_output(a.text, b.text)
         slots.append(Slot(sentence_id=sentence_id, system_a_id=a.system_id, system_b_id=b.system_id,
-                          identical=identical, target=0 if identical else target))
+                          identical=identical, target=0 if identical else target,
+                          shuffle=scramble(sentence_id, a.system_id, b.system_id)))
     return slots
+
+
+def scramble(sentence_id, system_a_id, system_b_id):
+    """A slot's place in its pair's random order (``Slot.shuffle``): fixed by
+    its ids, different for each pair, without drawing from the import's random source."""
+    return zlib.crc32(f"{sentence_id}:{system_a_id}:{system_b_id}".encode()) >> 2
 
 
 def question(campaign):
@@ -89,7 +100,8 @@ def serve(campaign, participation, position, rng):
         fields = _serve_repeat(campaign, participation, position, rng)
         if fields is not None:
             return fields
-    taken = take_slot(campaign, participation, rng)
+    sequential = campaign.assignment == pair_plan.SEQUENTIAL
+    taken = (take_pair_slot if sequential else take_slot)(campaign, participation, rng)
     if taken is None:
         return None
     slot, sentence_id, (source, text_a, text_b) = taken

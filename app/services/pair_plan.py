@@ -18,6 +18,7 @@ from ..stats import sequential
 SEQUENTIAL, EBALUATOIA = "sequential", "ebaluatoia"
 ASSIGNMENTS = (SEQUENTIAL, EBALUATOIA)
 GOALS = sequential.GOALS
+ORDERING, TOP = sequential.ORDERING, sequential.TOP
 SEQUENTIAL_ALPHA = sequential.SEQUENTIAL_ALPHA
 
 
@@ -43,7 +44,7 @@ class PairPlan:
     more: object  # about how many more decisive judgments until decided, or None
 
 
-def plan(states, goal=sequential.ORDERING, alpha=SEQUENTIAL_ALPHA, estimate=True):
+def plan(states, goal=ORDERING, alpha=SEQUENTIAL_ALPHA, estimate=True):
     """The decision and the openness of every pair, from ``states`` (a list of
     ``PairState``). ``estimate``: also say about how many more judgments each
     open pair needs (the dashboard does; the serving path need not)."""
@@ -63,9 +64,13 @@ def next_pairs(states, plans, rng):
     """The open pairs' indices in the order to try them: fewest judgments
     first, ties in random order (a volunteer who has seen every sentence
     a pair has left moves on to the next)."""
-    keyed = [(state.judged, rng.random(), index)
-             for index, (state, p) in enumerate(zip(states, plans)) if p.open]
-    return [index for _judged, _tie, index in sorted(keyed)]
+    opened = [index for index, p in enumerate(plans) if p.open]
+    return [opened[i] for i in fewest_first([states[index].judged for index in opened], rng)]
+
+
+def fewest_first(judged, rng):
+    """Indices of ``judged`` (judgments per pair), fewest first, ties at random."""
+    return [index for _judged, _tie, index in sorted((n, rng.random(), index) for index, n in enumerate(judged))]
 
 
 def finished(plans):

@@ -7,13 +7,15 @@ any of its slots' rows, always in that order (see ``assignment``).
 """
 import random
 import time
+from collections import namedtuple
 
 from sqlalchemy import Integer, bindparam, exists, select, update
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import aliased
 
 from ..database import dialect_name, execute
-from ..models import Item, Output, Sentence, Slot
+from ..models import Item, Output, PairTotal, Sentence, Slot
+from . import pair_plan
 from .counters import bump_sentence
 
 
@@ -207,3 +209,49 @@ def take_slot_in(sentence_id, system_id):
         return None
     bump_sentence(sentence_id, 1, deferred=True)
     return slot, sentence_id, tuple(taken)
+
+
+# Sequential assignment (issue 32): the pair first, then its emptiest slot on
+# a sentence the volunteer has not seen, in the pair's random order
+# (ix_slots_pair), the sentence locked as _NEXT_SENTENCE_SKIP.
+_OPEN_PAIRS = (
+    select(PairTotal.system_a_id, PairTotal.system_b_id, PairTotal.collected)
+    .where(PairTotal.campaign_id == bindparam("campaign_id"), PairTotal.is_open.is_(True),
+           PairTotal.system_b_id.is_not(None))
+)
+_PAIR_SLOT = (
+    select(Slot.id, Slot.sentence_id)
+    .join(Sentence, Sentence.id == Slot.sentence_id)
+    .where(Slot.system_a_id == bindparam("a"), Slot.system_b_id == bindparam("b"), Slot.pending < Slot.target,
+           Slot.identical.is_(False), Sentence.is_open.is_(True), ~_seen)
+    .order_by(Slot.pending, Slot.shuffle)
+    .limit(1)
+)
+_PAIR_SLOT_SKIP = _PAIR_SLOT.with_for_update(of=Sentence, skip_locked=True)
+TakenSlot = namedtuple("TakenSlot", "id system_a_id system_b_id")  # as take_slot's slot row
+
+
+def take_pair_slot(campaign, participation, rng):
+    """Reserve a slot of the open pair with the fewest judgments (ties at
+    random; ``pair_plan.fewest_first``) on a sentence the volunteer has not
+    seen: as ``take_slot``, or None when no open pair has one left for them."""
+    pairs = execute(_OPEN_PAIRS, {"campaign_id": campaign.id}).all()
+    order = [pairs[i] for i in pair_plan.fewest_first([pair.collected for pair in pairs], rng)]
+    for pause in (0,) + BUSY_PAUSES:
+        if pause:
+            time.sleep(pause * random.uniform(0.5, 1.5))
+        for a, b, _collected in order:
+            params = {"a": a, "b": b, "participation_id": participation.id}
+            found = execute(_PAIR_SLOT_SKIP, params).first()
+            if found is None:
+                continue
+            taken = execute(_TAKE_SLOT, {"slot_id": found.id, "text_sentence": found.sentence_id,
+                                         "text_system_a": a, "text_system_b": b}).first()
+            if taken is not None:
+                bump_sentence(found.sentence_id, 1, deferred=True)
+                return TakenSlot(found.id, a, b), found.sentence_id, tuple(taken)
+        # Nothing free: left at all, or held by other transactions for a moment (see _next_sentence)?
+        if _is_sqlite() or not any(execute(_PAIR_SLOT, {"a": a, "b": b, "participation_id": participation.id}).first()
+                                   for a, b, _collected in order):
+            return None
+    raise AllHeld()

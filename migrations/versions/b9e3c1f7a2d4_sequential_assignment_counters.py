@@ -34,6 +34,8 @@ def upgrade():
     with op.batch_alter_table('slots') as batch:
         batch.add_column(sa.Column('votes_a', sa.Integer(), nullable=False, server_default='0'))
         batch.add_column(sa.Column('votes_b', sa.Integer(), nullable=False, server_default='0'))
+        batch.add_column(sa.Column('shuffle', sa.Integer(), nullable=False, server_default='0'))
+        batch.create_index('ix_slots_pair', ['system_a_id', 'system_b_id', 'pending', 'shuffle'])
     with op.batch_alter_table('pair_totals') as batch:
         batch.add_column(sa.Column('wins_a', sa.Integer(), nullable=False, server_default='0'))
         batch.add_column(sa.Column('wins_b', sa.Integer(), nullable=False, server_default='0'))
@@ -41,6 +43,8 @@ def upgrade():
         batch.add_column(sa.Column('decided_at', sa.DateTime(), nullable=True))
         batch.add_column(sa.Column('is_open', sa.Boolean(), nullable=False, server_default=sa.true()))
         batch.create_foreign_key('fk_pair_totals_decided_id_systems', 'systems', ['decided_id'], ['id'])
+    # Any fixed scramble of the ids serves as the existing slots' random order.
+    op.execute("UPDATE slots SET shuffle = (id * 7919) % 1000003")
     op.execute(f"UPDATE slots SET votes_a = {_VOTES.format(side='system_a_id')}, "
                f"votes_b = {_VOTES.format(side='system_b_id')} WHERE system_b_id IS NOT NULL")
     op.execute(f"UPDATE pair_totals SET wins_a = {_WINS.format(condition='slots.votes_a > slots.votes_b')}, "
@@ -57,6 +61,8 @@ def downgrade():
         batch.drop_column('wins_b')
         batch.drop_column('wins_a')
     with op.batch_alter_table('slots') as batch:
+        batch.drop_index('ix_slots_pair')
+        batch.drop_column('shuffle')
         batch.drop_column('votes_b')
         batch.drop_column('votes_a')
     with op.batch_alter_table('campaigns') as batch:

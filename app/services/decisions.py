@@ -1,0 +1,89 @@
+"""The pairs' live decisions (issue 32), kept on the pair rows.
+
+``replan`` runs the rules of ``pair_plan`` on a campaign's pair counters
+(the sentences each system won, moved with every commit) and writes what
+changed: the system decided better, when, and whether the pair still gets
+judgments. The live ticker calls it once per broadcast (coalesced like the
+ranking), so a judgment's request never pays for it; serving reads the
+``is_open`` it wrote. Decisions come only from the anytime-valid test,
+whatever the campaign's assignment: under the paper's rule they are shown,
+not acted on.
+"""
+from dataclasses import dataclass
+
+from sqlalchemy import select, update
+
+from ..extensions import db
+from ..models import Campaign, PairTotal, utcnow
+from . import pair_plan
+
+def pair_totals(campaign_id):
+    """The campaign's pairwise pair rows, in a fixed order (the lock order of ``totals.write``)."""
+    return db.session.scalars(
+        select(PairTotal)
+        .where(PairTotal.campaign_id == campaign_id, PairTotal.system_b_id.is_not(None))
+        .order_by(PairTotal.system_a_id, PairTotal.system_b_id)
+    ).all()
+
+
+def states_of(rows):
+    return [pair_plan.PairState(row.system_a_id, row.system_b_id, row.wins_a, row.wins_b, row.collected)
+            for row in rows]
+
+
+def replan(campaign, now):
+    """Decide the campaign's pairs from their counters and write what changed
+    (the caller commits). Returns the number of pairs whose decision or
+    openness changed."""
+    rows = pair_totals(campaign.id)
+    if not rows:
+        return 0
+    plans = pair_plan.plan(states_of(rows), campaign.goal, estimate=False)
+    changed = 0
+    for row, plan in zip(rows, plans):
+        decided = plan.better if plan.decided else None
+        if (row.decided_id, row.is_open) == (decided, plan.open):
+            continue
+        values = {"decided_id": decided, "is_open": plan.open}
+        if decided != row.decided_id:
+            values["decided_at"] = now if decided is not None else None
+        db.session.execute(update(PairTotal).where(PairTotal.id == row.id).values(**values))
+        changed += 1
+    return changed
+
+
+def refresh(campaign_id, now=None):
+    """``replan`` a campaign and commit what changed (the live ticker's call)."""
+    campaign = db.session.get(Campaign, campaign_id)
+    if campaign is None:
+        return 0
+    changed = replan(campaign, now or utcnow())
+    if changed:
+        db.session.commit()
+    return changed
+
+
+@dataclass
+class PairDecision:
+    system_a: str
+    system_b: str
+    wins_a: int
+    wins_b: int
+    judgments: int
+    decided: bool
+    better: str  # the system's name, or None
+    open: bool
+    more: object  # about how many more decisive judgments, or None
+    decided_at: object
+
+
+def overview(campaign):
+    """Per pair, for the dashboard: the counts, the decision (as last written
+    by ``replan``) and about how many more judgments an open pair needs."""
+    names = {system.id: system.name for system in campaign.systems}
+    rows = pair_totals(campaign.id)
+    plans = pair_plan.plan(states_of(rows), campaign.goal)
+    return [PairDecision(names[row.system_a_id], names[row.system_b_id], row.wins_a, row.wins_b, row.collected,
+                         row.decided_id is not None, names.get(row.decided_id), row.is_open,
+                         plan.more if row.is_open else None, row.decided_at)
+            for row, plan in zip(rows, plans)]
