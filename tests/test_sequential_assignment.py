@@ -3,6 +3,7 @@ judgments, breadth first), a sentence the volunteer has not seen; a pair the
 anytime-valid test decides is retired by the re-plan and gets no new items;
 discarded judgments that take its decision away open it again."""
 import random
+import re
 from collections import Counter
 from datetime import timedelta
 
@@ -92,3 +93,20 @@ def test_the_paper_rule_still_fills_the_fullest_sentence_first(app, make_campaig
     assert all(p.is_open and p.decided_id is None for p in rows.values())
     decisions.refresh(campaign.id, now)  # decisions are kept for the dashboard, whatever the rule
     assert sum(p.collected for p in pair_rows(campaign).values()) == 30
+
+
+def test_the_dashboard_shows_each_pairs_decision_from_the_anytime_test(app, make_campaign):
+    from helpers import staff_client
+
+    campaign = make_campaign(sentences=60, systems=("A", "B", "C"), assignment="sequential", judgments_per_pair=5)
+    rng, now = random.Random(2), utcnow()
+    for n in range(1, 4):
+        judge(campaign, _volunteer(campaign, n), now, rng, prefer="A")
+    decisions.refresh(campaign.id, now)
+    page = staff_client(app).get("/organiser/c/test/panel").get_data(as_text=True)
+    rows = dict(re.findall(r'<tr data-pair="([^"]+)">(.*?)</tr>', page))
+    assert set(rows) == {"A|B", "A|C", "B|C"}
+    assert "A better" in rows["A|B"] and "A better" in rows["A|C"]
+    assert re.search(r"Undecided(: about [\d,]+ more judgments?)?</td>", rows["B|C"])
+    assert re.search(r"2 of 3 pairs decided", page)
+    assert "anytime-valid test" in page

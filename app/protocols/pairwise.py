@@ -423,11 +423,13 @@ def dashboard(campaign, volunteers):
     """The pairwise part of the dashboard: completion per system pair and the
     control record (``volunteers``: the dashboard's ``volunteer_figures``)."""
     from ..services.dashboard import pair_completion
+    from ..services.decisions import overview
     from ..services.volunteer_figures import control_pool_volunteers
 
     controls, failed = volunteers.controls_answered, volunteers.controls_failed
     return {
         "pairs": pair_completion(campaign),
+        "decisions": overview(campaign),
         "controls_answered": controls,
         "control_pass_rate": round(100 * (controls - failed) / controls, 2) if controls else None,
         "control_pool_exhausted": volunteers.seen_all,

@@ -10,6 +10,7 @@ whatever the campaign's assignment: under the paper's rule they are shown,
 not acted on.
 """
 from dataclasses import dataclass
+from functools import lru_cache
 
 from sqlalchemy import select, update
 
@@ -78,12 +79,25 @@ class PairDecision:
 
 
 def overview(campaign):
-    """Per pair, for the dashboard: the counts, the decision (as last written
-    by ``replan``) and about how many more judgments an open pair needs."""
+    """Per pair, in the campaign's order of systems, for the dashboard: the
+    counts, the decision (as last written by ``replan``) and about how many
+    more decisive judgments an open pair needs."""
     names = {system.id: system.name for system in campaign.systems}
+    order = {system.id: system.position for system in campaign.systems}
     rows = pair_totals(campaign.id)
-    plans = pair_plan.plan(states_of(rows), campaign.goal)
-    return [PairDecision(names[row.system_a_id], names[row.system_b_id], row.wins_a, row.wins_b, row.collected,
-                         row.decided_id is not None, names.get(row.decided_id), row.is_open,
-                         plan.more if row.is_open else None, row.decided_at)
-            for row, plan in zip(rows, plans)]
+    more = _estimates(tuple((r.system_a_id, r.system_b_id, r.wins_a, r.wins_b) for r in rows), campaign.goal)
+    decisions = [PairDecision(names[row.system_a_id], names[row.system_b_id], row.wins_a, row.wins_b, row.collected,
+                              row.decided_id is not None, names.get(row.decided_id), row.is_open,
+                              estimate if row.is_open else None, row.decided_at)
+                 for row, estimate in zip(rows, more)]
+    return [d for _key, d in sorted(zip(((order[r.system_a_id], order[r.system_b_id]) for r in rows), decisions),
+                                    key=lambda pair: pair[0])]
+
+
+@lru_cache(maxsize=64)
+def _estimates(counts, goal):
+    """``plan``'s estimates for these counts ((system a, system b, wins a,
+    wins b) per pair): the dashboard asks each second, the counts change far
+    less often (kept per distinct counts)."""
+    states = [pair_plan.PairState(a, b, wins_a, wins_b, 0) for a, b, wins_a, wins_b in counts]
+    return tuple(plan.more for plan in pair_plan.plan(states, goal))
