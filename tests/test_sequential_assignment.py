@@ -110,3 +110,24 @@ def test_the_dashboard_shows_each_pairs_decision_from_the_anytime_test(app, make
     assert re.search(r"Undecided(: about [\d,]+ more judgments?)?</td>", rows["B|C"])
     assert re.search(r"2 of 3 pairs decided", page)
     assert "anytime-valid test" in page
+
+
+def test_volunteers_see_the_pairs_decided_and_progress_towards_the_goal(app, make_campaign):
+    from app.services import leaderboard
+    from helpers import register
+
+    campaign = make_campaign(sentences=60, systems=("A", "B", "C"), assignment="sequential", judgments_per_pair=5)
+    rng, now = random.Random(2), utcnow()
+    for n in range(1, 4):
+        judge(campaign, _volunteer(campaign, n), now, rng, prefer="A")
+    decisions.refresh(campaign.id, now)
+    client = app.test_client()
+    register(client, username="ane", email="ane@example.org")
+    welcome = client.get("/c/test/welcome").get_data(as_text=True)
+    decided = re.findall(r"<li>(.*?) translates better than (.*?)</li>", welcome)
+    assert sorted(decided) == [("<bdi>A</bdi>", "<bdi>B</bdi>"), ("<bdi>A</bdi>", "<bdi>C</bdi>")]
+    leaderboard.invalidate(campaign.id)
+    assert leaderboard.get(campaign.id).public_payload()["settled"] == (2, 3)
+    page = client.get("/c/test/evaluate").get_data(as_text=True)
+    assert re.search(r'<progress id="progress-bar" data-goal="pairs" max="3" value="2"', page)
+    assert "comparisons of two systems decided" in page

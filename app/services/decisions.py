@@ -12,7 +12,7 @@ not acted on.
 from dataclasses import dataclass
 from functools import lru_cache
 
-from sqlalchemy import select, update
+from sqlalchemy import bindparam, func, select, update
 
 from ..extensions import db
 from ..models import Campaign, PairTotal, utcnow
@@ -51,6 +51,28 @@ def replan(campaign, now):
         db.session.execute(update(PairTotal).where(PairTotal.id == row.id).values(**values))
         changed += 1
     return changed
+
+
+_SETTLED = (
+    select(func.count(PairTotal.id).filter(PairTotal.is_open.is_(False)), func.count(PairTotal.id))
+    .where(PairTotal.campaign_id == bindparam("campaign_id"), PairTotal.system_b_id.is_not(None))
+)
+
+
+def settled(campaign_id):
+    """(pairs that need no more judgments, pairs): the community's progress
+    towards a sequential campaign's goal."""
+    return tuple(db.session.execute(_SETTLED, {"campaign_id": campaign_id}).one())
+
+
+def decided(campaign):
+    """The pairs decided so far, as (better, worse) system names in the order decided."""
+    names = {system.id: system.name for system in campaign.systems}
+    rows = db.session.execute(
+        select(PairTotal.system_a_id, PairTotal.system_b_id, PairTotal.decided_id)
+        .where(PairTotal.campaign_id == campaign.id, PairTotal.decided_id.is_not(None))
+        .order_by(PairTotal.decided_at, PairTotal.id)).all()
+    return [(names[better], names[b if better == a else a]) for a, b, better in rows]
 
 
 def refresh(campaign_id, now=None):

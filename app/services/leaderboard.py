@@ -23,7 +23,7 @@ from sqlalchemy import bindparam, case, func, select, tuple_
 
 from ..extensions import db
 from ..models import Campaign, Participation, User
-from . import counters
+from . import counters, decisions, pair_plan
 
 # How many of the top win the organisers' prizes is the campaign's
 # leaderboard_prizes (5 unless campaign.toml says; 0: none, at most TOP).
@@ -68,9 +68,11 @@ def order_key(count, reached, participation_id):
 class Ranking:
     """The whole ranking (``build``), or its top with the public figures (``get``)."""
 
-    def __init__(self, entries, volunteers, last_comer, collected, target, prizes):
+    def __init__(self, entries, volunteers, last_comer, collected, target, prizes, settled=None):
         self.entries = entries
         self.prizes = prizes
+        # Sequential assignment (issue 32): (pairs settled, pairs) towards the goal, else None.
+        self.settled = settled
         self.volunteers = volunteers
         self.last_comer = last_comer
         self.collected = collected
@@ -106,6 +108,7 @@ class Ranking:
         return {
             "collected": self.collected,
             "target": self.target,
+            "settled": self.settled,
             "volunteers": self.volunteers,
             "prizes": self.prizes,
             "top": self.top(),
@@ -205,12 +208,13 @@ def _public_figures(campaign_id):
         unnamed = newest.hide_from_ranking or newest.email_confirmed_at is None
         last_comer = {"n": None if unnamed else newest.username}
     # The count is kept on the campaign's row (counters.count_for_campaign): counting rows grew with the campaign.
-    volunteers, target, prizes = db.session.execute(
-        select(Campaign.volunteers, Campaign.target_judgments, Campaign.leaderboard_prizes)
+    volunteers, target, prizes, assignment = db.session.execute(
+        select(Campaign.volunteers, Campaign.target_judgments, Campaign.leaderboard_prizes, Campaign.assignment)
         .where(Campaign.id == campaign_id)).one()
     # As it stood at the start of the period: no answer's kind shows in it (counters.public_collected).
     collected = counters.public_collected(campaign_id, current_app.config.get("BOZKA_PUBLIC_FIGURES_SECONDS", 60))
-    return volunteers, last_comer, collected, target, prizes
+    settled = decisions.settled(campaign_id) if assignment == pair_plan.SEQUENTIAL else None
+    return volunteers, last_comer, collected, target, prizes, settled
 
 
 def build(campaign_id):

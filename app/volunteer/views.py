@@ -10,7 +10,8 @@ from ..limits import small_body
 from ..extensions import db
 from ..models import Campaign, utcnow
 from .. import protocols, realtime
-from ..services import accounts, announcements, assignment, evaluation, leaderboard, practice, raffle, reports
+from ..services import (accounts, announcements, assignment, decisions, evaluation, leaderboard, practice, raffle,
+                        reports)
 from ..services import raffle_rules
 from ..services.raffle_rules import iso
 from ..services.summary import participation_summary
@@ -68,6 +69,7 @@ def welcome(slug):
         mine=raffle.standing(campaign, participation, current_user),
         post_form=PostForm(),
         practice_items=practice.count(campaign.id),
+        decided=decisions.decided(campaign),
     )
 
 

@@ -200,10 +200,17 @@
   function onRanking(data) {
     prizes = data.prizes;
     var bar = $("progress-bar");
-    bar.max = data.target || 1;
-    bar.value = data.collected;
+    if (data.settled) {  // sequential assignment: towards the pairs decided
+      bar.max = data.settled[1] || 1;
+      bar.value = data.settled[0];
+      document.querySelector("[data-field=settled]").textContent = numberFormat.format(data.settled[0]);
+      document.querySelector("[data-field=pairs]").textContent = numberFormat.format(data.settled[1]);
+    } else {
+      bar.max = data.target || 1;
+      bar.value = data.collected;
+      document.querySelector("[data-field=target]").textContent = numberFormat.format(data.target);
+    }
     document.querySelector("[data-field=collected]").textContent = numberFormat.format(data.collected);
-    document.querySelector("[data-field=target]").textContent = numberFormat.format(data.target);
     document.querySelector("[data-field=volunteers]").textContent = numberFormat.format(data.volunteers);
     document.querySelector("[data-field=last]").textContent =
       data.last ? (data.last.n === null ? i18n.anonymous : data.last.n) : "";
