@@ -71,6 +71,7 @@ EXPORTS = [
     ("discarded", _l("Discarded judgments")),
     ("volunteers", _l("Volunteer profiles")),
     ("wmt", _l("WMT / Appraise relative ranking")),
+    ("decisions", _l("Decisions per pair (for the final analysis)")),
     ("da-judgments", _l("Every score")),
     ("wmt-da", _l("WMT Direct Assessment")),
 ]

@@ -42,7 +42,7 @@ def _fresh(app):
 
 
 def test_next_item_fills_the_fullest_sentence_first(app, make_campaign):
-    campaign = make_campaign(sentences=6, systems=("A", "B", "C"))
+    campaign = make_campaign(sentences=6, systems=("A", "B", "C"), assignment="ebaluatoia")
     rng = random.Random(3)
     now = utcnow()
     first = _volunteer(campaign, 1)

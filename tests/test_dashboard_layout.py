@@ -14,7 +14,7 @@ from test_organiser import simulate_volunteers
 
 OPEN = {"totals", "rate", "top", "sentences", "exports"}
 CLOSED = {"participants", "research", "reports", "status", "announce", "raffle"}  # reports: open when there are some
-PROTOCOL = {"pairwise": {"controls", "pairs"}, "da": {"systems", "quality"}}
+PROTOCOL = {"pairwise": {"controls", "pairs", "decisions"}, "da": {"systems", "quality"}}
 FORMS = {"status", "announce", "raffle"}
 
 

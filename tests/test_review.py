@@ -11,7 +11,7 @@ from sqlalchemy import func, select
 
 from app import realtime
 from app.extensions import db
-from app.models import AuditLog, Item, Participation, Ticket, utcnow
+from app.models import AuditLog, Control, Item, Participation, Ticket, utcnow
 from app.services import accounts, evaluation, raffle, review
 from helpers import csrf_token, give_every_campaign, register
 from security.security_helpers import add_campaign, db_snapshot
@@ -209,8 +209,10 @@ def test_only_organisers_see_the_page(app, tmp_path, make_campaign):
     page = organiser.get(url)
     assert page.status_code == 200
     html = page.get_data(as_text=True)
+    control = db.session.scalar(select(Control).join(Item, Item.control_id == Control.id)
+                                .where(Item.participation_id == participation.id).limit(1))
     for shown in ("amaia", "amaia@example.org", "26 to 35", "University", "Humanities", "Intermediate (B1-B2)",
-                  "Source sentence number", "Good 1.", "Bad 1.", "Ticket", "Void ticket"):
+                  "Source sentence number", control.better, control.worse, "Ticket", "Void ticket"):
         assert shown in html, shown
     assert len(_audit("volunteer.view")) == 1  # the page shows an email: who looked is recorded
     assert organiser.get("/organiser/c/test/volunteer/9999").status_code == 404

@@ -30,13 +30,13 @@ SETTINGS = {
     "repeat_share": (int, 0, 0, 50),
     "repeat_distance": (int, 10, 1),
     # Issue 32: the paper's rule, or pairs decided by an anytime-valid test retired (services/pair_plan.py).
-    "assignment": (str, pair_plan.EBALUATOIA, None),
+    "assignment": (str, pair_plan.SEQUENTIAL, None),
     "goal": (str, pair_plan.ORDERING, None),
 }
 WORDS = {"assignment": pair_plan.ASSIGNMENTS, "goal": pair_plan.GOALS}
 LIVE_SETTINGS = ()
 # What the organisers' pages show and offer (services/export.py, dashboard.py, review.py).
-EXPORTS = ("judgments", "controls", "discarded", "volunteers", "wmt")
+EXPORTS = ("judgments", "controls", "discarded", "volunteers", "wmt", "decisions")
 PANEL = "organiser/_panel_pairwise.html"
 REVIEW = "organiser/_review_pairwise.html"
 SIGNS = ("same_side", "equal", "fast")  # the signs of services/holds.py that apply

@@ -123,3 +123,46 @@ def _estimates(counts, goal):
     less often (kept per distinct counts)."""
     states = [pair_plan.PairState(a, b, wins_a, wins_b, 0) for a, b, wins_a, wins_b in counts]
     return tuple(plan.more for plan in pair_plan.plan(states, goal))
+
+
+#: The "decisions" export's columns (services/export.py, docs/export-format.md):
+#: what scripts/analyse.py --decisions reads to keep the campaign's sequential
+#: decisions in its final analysis (app/stats/sequential.final_analysis).
+EXPORT_COLUMNS = [
+    "campaign", "system_a", "system_b", "wins_a", "wins_b", "judgments", "decided_better", "decided_at",
+    "level", "assignment", "goal",
+]
+
+
+def export_rows(campaign, engine):
+    """The "decisions" export: one row per system pair, in the campaign's
+    order of systems, with the sentences each system won, the judgments
+    collected and the pair's live decision (the system decided better by the
+    anytime-valid test at ``level``, and when; empty when undecided).
+    ``campaign`` is an export Source; the rows are read through ``engine``."""
+    from ..stats.sequential import SEQUENTIAL_ALPHA
+
+    with engine.connect() as connection:  # one row per pair: a short read
+        assignment, goal = connection.execute(
+            select(Campaign.assignment, Campaign.goal).where(Campaign.id == campaign.id)).one()
+        rows = connection.execute(
+            select(PairTotal.system_a_id, PairTotal.system_b_id, PairTotal.wins_a, PairTotal.wins_b,
+                   PairTotal.collected, PairTotal.decided_id, PairTotal.decided_at)
+            .where(PairTotal.campaign_id == campaign.id, PairTotal.system_b_id.is_not(None))).all()
+    names = campaign.system_names
+    position = {system_id: n for n, system_id in enumerate(names)}  # names: in the campaign's order
+    for row in sorted(rows, key=lambda r: (position[r.system_a_id], position[r.system_b_id])):
+        yield {
+            "campaign": campaign.slug,
+            "system_a": names[row.system_a_id],
+            "system_b": names[row.system_b_id],
+            "wins_a": row.wins_a,
+            "wins_b": row.wins_b,
+            "judgments": row.collected,
+            "decided_better": names.get(row.decided_id),  # None (empty in CSV) when undecided
+            # UTC to the second with a Z, as the other exports write times (export._iso)
+            "decided_at": row.decided_at.isoformat(timespec="seconds") + "Z" if row.decided_at else None,
+            "level": SEQUENTIAL_ALPHA,
+            "assignment": assignment,
+            "goal": goal,
+        }

@@ -22,7 +22,7 @@ from .. import protocols
 from ..extensions import db
 from ..models import Control, Item, Participation, Sentence, Slot, Ticket, User
 from ..stats.bozka_reader import BOZKA_COLUMNS
-from . import da_export, research
+from . import da_export, decisions, research
 from .answered import answered_batches
 from .pseudonyms import pseudonym
 
@@ -257,6 +257,8 @@ EXPORTS = {
     "discarded": Kind(JUDGMENT_COLUMNS, lambda campaign, engine: judgment_rows(campaign, engine, "discarded"),
                       ("csv", "jsonl")),
     "volunteers": Kind(volunteer_columns, volunteer_rows, ("csv", "jsonl")),
+    # Per system pair its live decision: what scripts/analyse.py --decisions reads.
+    "decisions": Kind(decisions.EXPORT_COLUMNS, decisions.export_rows, ("csv", "jsonl")),
     # WMT's relative-ranking layout is a CSV file (what WMT's tools and scripts/analyse.py read).
     "wmt": Kind(WMT_COLUMNS, wmt_rows, ("csv",)),
     "da-judgments": Kind(da_export.DA_JUDGMENT_COLUMNS, da_export.da_judgment_rows, ("csv", "jsonl")),

@@ -150,7 +150,13 @@ def significance_headers(result) -> list[str]:
                "sent. A", "sent. B"]
     for unit in ("margins", "items", "judgments (descriptive)"):
         headers += [f"p {unit}"] + ([f"p {unit}, Holm"] if holm else [])
+    if result.get("sequential"):
+        return headers + ["p stage", "significant (stage)"]
     return headers + [f"significant, {result['settings']['unit']}"]
+
+
+#: how the report names a stage of the final analysis
+STAGE_NAMES = {"sequential": "sequential", "final": "final look", None: "undecided"}
 
 
 def significance_rows(result) -> list[list]:
@@ -168,6 +174,12 @@ def significance_rows(result) -> list[list]:
             t = p["units"][unit]
             raw = t["p_flip"] if unit == "margins" else t[f"p_{s['test']}"]
             row += [fmt_p(raw)] + ([fmt_p(t["p"])] if holm else [])
+        if "stage" in p:    # --decisions: the two stages decide
+            row.append(fmt_p(p["sequential_p"] if p["stage"] == "sequential" else p["final_p_holm"]))
+            row.append(f"yes: {p['better']} ({STAGE_NAMES[p['stage']]})" if p["significant"]
+                       else "no")
+            rows.append(row)
+            continue
         row.append(f"yes: {p['better']}" if p["significant"] else "no")
         rows.append(row)
     return rows
@@ -186,6 +198,18 @@ def significance_title(result) -> list[str]:
                       f"within each unit")
     else:
         correction = "no correction for multiple comparisons"
+    seq = result.get("sequential")
+    if seq:
+        return [f"Significance (decided in two stages, see Sequential decisions: the "
+                f"campaign's anytime-valid decisions at {_pct(seq['sequential_alpha'])}, then "
+                f"the exact sign test of sentences won at {_pct(seq['final_alpha'])}, Holm over "
+                f"the undecided pairs; alpha = {s['alpha']})",
+                f"units (descriptive here; {correction}): margins = each sentence's "
+                "votes(A) - votes(B), signs flipped per sentence (exact); items = sentences "
+                f"won, judgments = single judgments ({test}, ties excluded). "
+                "The ordering uses the two stages (--decisions): p stage is the anytime p "
+                "at the campaign's counts for a sequential decision, the Holm-adjusted sign "
+                "p of the final look otherwise."]
     return [f"Significance ({deciding}; {correction}; alpha = {s['alpha']})",
             "units: margins = each sentence's votes(A) - votes(B), signs flipped "
             "per sentence (exact); items = sentences won, judgments = single "
@@ -193,6 +217,42 @@ def significance_title(result) -> list[str]:
             "descriptive only: it treats the judgments of one sentence as "
             "independent, so it decides nothing. "
             f"The ordering uses {s['unit']}."]
+
+
+def _pct(level) -> str:
+    return f"{level * 100:.3g}%"
+
+
+SEQUENTIAL_HEADERS = ["pair (A vs B)", "campaign: A won", "B won", "judgments",
+                      "decided at", "sent. A (this file)", "sent. B", "stage", "better", "p"]
+
+
+def sequential_rows(result) -> list[list]:
+    """One row per pair of the decisions file: the campaign's counts and
+    decision, the sentences won in the judgments analysed, the stage that
+    decided it (or none) and that stage's p."""
+    rows = []
+    for e in result["sequential"]["pairs"]:
+        a, b = e["systems"]
+        wins, won = e["wins"] or {}, e["sentence_wins"] or {}
+        rows.append([f"{a} vs {b}", wins.get(a, ""), wins.get(b, ""),
+                     "" if e["judgments"] is None else e["judgments"], e["decided_at"] or "",
+                     won.get(a, "-"), won.get(b, "-"), STAGE_NAMES[e["stage"]],
+                     e["better"] or "", fmt_p(e["p"])])
+    return rows
+
+
+def sequential_lines(result) -> list[str]:
+    """The "Sequential decisions" section (--decisions): what decided each
+    pair and why the family-wise error stays at alpha; nothing without it."""
+    seq = result.get("sequential")
+    if not seq:
+        return []
+    about = ", ".join(f"{k} {seq[k]}" for k in ("campaign", "assignment", "goal") if seq.get(k))
+    return [printable(f"Sequential decisions ({os.path.basename(seq['path'])}"
+                      + (f"; {about}" if about else "") + ")"),
+            printable(seq["text"]),
+            table(SEQUENTIAL_HEADERS, sequential_rows(result), "lrrrlrrllr"), ""]
 
 
 BT_HEADERS = ["rank", "system", "BT score", "95% CI low", "95% CI high",
@@ -297,6 +357,7 @@ def text_report(result) -> str:
     out += ["Per-sentence winners (X++: vote difference > 2, X+: 1 or 2)",
             table(WINNER_HEADERS, winner_rows(result)), ""]
 
+    out += sequential_lines(result)
     out += significance_title(result)
     out += [table(significance_headers(result), significance_rows(result)), ""]
 
@@ -386,6 +447,8 @@ def _raw_rows(result):
                       "judgment_p_value_holm", "judgment_sign_test_p_holm"]
     # p_judgments is descriptive: "significant" is the ordering's unit's verdict
     pair_cols += ["p_margins", "p_items", "p_judgments"]
+    if result.get("sequential"):    # --decisions: what decided, and its p
+        pair_cols += ["stage", "decided_by", "sequential_p", "final_p_holm"]
     pairs = [["system_a", "system_b", "wins_a", "wins_b", "a_plus_plus",
               "a_plus", "equal", "b_plus", "b_plus_plus", "sentence_wins_a",
               "sentence_wins_b"] + pair_cols + ["significant", "better"]]
@@ -428,6 +491,15 @@ def _raw_rows(result):
         "win_matrix.csv": matrix,
         "tie_matrix.csv": ties,
     }
+    if result.get("sequential"):
+        cols = ["stage", "decided", "better", "p", "judgments", "decided_at", "in_judgments"]
+        rows = [["system_a", "system_b", "campaign_wins_a", "campaign_wins_b",
+                 "sentence_wins_a", "sentence_wins_b"] + cols]
+        for e in result["sequential"]["pairs"]:
+            a, b = e["systems"]
+            wins, won = e["wins"] or {}, e["sentence_wins"] or {}
+            rows.append([a, b, wins.get(a), wins.get(b), won.get(a), won.get(b)] + [e[c] for c in cols])
+        tables["sequential.csv"] = rows
     if result.get("rank_ordering"):
         cols = ["rank", "system", "score", "sigma", "rank_low", "rank_high", "cluster"]
         tables["rank_ordering.csv"] = [cols] + [[e[c] for c in cols] for e in
