@@ -131,3 +131,24 @@ def test_volunteers_see_the_pairs_decided_and_progress_towards_the_goal(app, mak
     page = client.get("/c/test/evaluate").get_data(as_text=True)
     assert re.search(r'<progress id="progress-bar" data-goal="pairs" max="3" value="2"', page)
     assert "comparisons of two systems decided" in page
+
+
+def test_a_volunteer_is_told_when_the_campaign_reached_its_goal(app, make_campaign):
+    from helpers import register
+
+    campaign = make_campaign(sentences=60, systems=("A", "B"), assignment="sequential", judgments_per_pair=5)
+    rng, now = random.Random(4), utcnow()
+    judge(campaign, _volunteer(campaign, 1), now, rng, prefer="A")
+    decisions.refresh(campaign.id, now)
+    client = app.test_client()
+    register(client, username="ane", email="ane@example.org")
+    page = client.get("/c/test/evaluate").get_data(as_text=True)
+    controls = 0
+    while 'name="token"' in page:  # the controls still come (Good n. is the better side), then nothing
+        good_first = page.index("Good ") < page.index("Bad ")  # the left translation comes first on the page
+        fields = {name: re.search(rf'name="{name}" type="hidden" value="([^"]+)"', page).group(1)
+                  for name in ("token", "csrf_token")}
+        page = client.post("/c/test/evaluate", data={**fields, "choice": "left" if good_first else "right"},
+                           follow_redirects=True).get_data(as_text=True)
+        controls += 1
+    assert controls >= 1 and "The campaign has reached its goal" in page

@@ -75,6 +75,14 @@ def decided(campaign):
     return [(names[better], names[b if better == a else a]) for a, b, better in rows]
 
 
+def goal_reached(campaign):
+    """Whether a sequential campaign needs no more judgments: every pair settled."""
+    if campaign.assignment != pair_plan.SEQUENTIAL:
+        return False
+    done, pairs = settled(campaign.id)
+    return pairs > 0 and done == pairs
+
+
 def refresh(campaign_id, now=None):
     """``replan`` a campaign and commit what changed (the live ticker's call)."""
     campaign = db.session.get(Campaign, campaign_id)

@@ -139,7 +139,8 @@ def evaluate(slug):
                                by_rule=by_live_rule(step.dismissal_reason))
     if step.item is None:
         more_later = step.status == "finished" and assignment.more_may_come(campaign.id, participation.id)
-        return render_template("volunteer/done.html", campaign=campaign, step=step, more_later=more_later)
+        return render_template("volunteer/done.html", campaign=campaign, step=step, more_later=more_later,
+                               goal_reached=step.status == "finished" and decisions.goal_reached(campaign))
     ranking = leaderboard.get(campaign.id)
     return render_template(
         "volunteer/evaluate.html",
