@@ -27,7 +27,7 @@ def analyse(data, *, alpha: float = 0.05, test: str = "sign",
     rate at ``alpha`` when judgments of one sentence are correlated.
 
     ``sequential`` (the campaign's decisions export, as read by
-    cli.read_decisions) makes the campaign's live decisions decide instead:
+    decisions_reader.read_decisions) makes the campaign's live decisions decide instead:
     see :func:`sequential_stages`; the units' figures stay as they are.
 
     The result follows the schema in docs/analysis.md: ``systems``,

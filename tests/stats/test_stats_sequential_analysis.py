@@ -7,7 +7,8 @@ import json
 
 import pytest
 
-from app.stats.cli import main, read_decisions
+from app.stats.cli import main
+from app.stats.decisions_reader import read_decisions
 from app.stats.loader import InputError, load
 from app.stats.winners import sign_test
 
