@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .research import COLUMNS as FLAG_OF, FLAG_COLUMNS, REASONS, SKIPPED, kept_reasons, left_out
-from .reading import InputError, bad_utf8_line, csv_rows, parse_bool, read_header
+from .reading import InputError, bad_utf8_line, csv_rows, open_text, parse_bool, read_header
 
 __all__ = ["ALL_PAIRS", "DA_COLUMNS", "DA_FORMATS", "KINDS", "DAScores", "detect_da_format",
            "from_da_records", "load_da", "sniff_da"]
@@ -204,11 +204,7 @@ def load_da(path: str, fmt: str | None = None, *, include_discarded: bool = Fals
     """
     if fmt is not None and fmt not in DA_FORMATS:
         raise ValueError(f"unknown DA format {fmt!r}")
-    try:
-        handle = open(path, encoding="utf-8-sig", newline="")
-    except OSError as exc:
-        raise InputError(path, None, f"cannot open: {exc.strerror}") from None
-    with handle:
+    with open_text(path) as handle:
         try:
             first = next((line for line in handle if line.strip()), "")
             if not first:

@@ -9,7 +9,7 @@ import json
 
 import numpy as np
 
-from .reading import InputError, bad_utf8_line, csv_rows
+from .reading import InputError, csv_rows, read_text
 
 __all__ = ["DECISION_REQUIRED", "read_decisions"]
 
@@ -20,15 +20,7 @@ DECISION_REQUIRED = ("system_a", "system_b", "wins_a", "wins_b", "decided_better
 
 def _decision_records(path):
     """(line, dict of text or JSON values) per row of a decisions export."""
-    try:
-        handle = open(path, encoding="utf-8-sig", newline="")
-    except OSError as exc:
-        raise InputError(path, None, f"cannot open: {exc.strerror}") from None
-    with handle:
-        try:
-            text = handle.read()
-        except UnicodeDecodeError:
-            raise InputError(path, bad_utf8_line(path), "not UTF-8 text") from None
+    text = read_text(path)
     lines = text.split("\n")
     first = next((n for n, line in enumerate(lines, start=1) if line.strip()), None)
     if first is None:

@@ -37,7 +37,7 @@ import numpy as np
 
 from .bozka_reader import ANSWER_LABELS, BOZKA_COLUMNS, bozka_row, load_bozka_csv, load_bozka_jsonl
 from .research import kept_reasons
-from .reading import Builder, InputError, Judgments, bad_utf8_line
+from .reading import Builder, InputError, Judgments, bad_utf8_line, open_text
 from .wmt_reader import load_wmt
 
 __all__ = [
@@ -109,11 +109,7 @@ def load(path: str, fmt: str | None = None, *, include_controls: bool = False,
     ``include_*`` and ``keep_flagged`` options keep.
     """
     keep = kept_reasons(include_controls, include_discarded, keep_flagged)
-    try:
-        handle = open(path, encoding="utf-8-sig", newline="")
-    except OSError as exc:
-        raise InputError(path, None, f"cannot open: {exc.strerror}") from None
-    with handle:
+    with open_text(path) as handle:
         try:
             line, lineno = _first_nonblank_line(handle)
         except UnicodeDecodeError:

@@ -68,6 +68,25 @@ def bad_utf8_line(path: str) -> int | None:
     return None
 
 
+def open_text(path: str):
+    """The file opened as UTF-8 text (a BOM dropped, newlines as written);
+    a file that cannot be opened raised as InputError naming it."""
+    try:
+        return open(path, encoding="utf-8-sig", newline="")
+    except OSError as exc:
+        raise InputError(path, None, f"cannot open: {exc.strerror}") from None
+
+
+def read_text(path: str) -> str:
+    """A small file's whole text (``open_text``); bad UTF-8 raised as
+    InputError naming the file and the line."""
+    with open_text(path) as handle:
+        try:
+            return handle.read()
+        except UnicodeDecodeError:
+            raise InputError(path, bad_utf8_line(path), "not UTF-8 text") from None
+
+
 def csv_rows(path: str, reader):
     """The rows of a ``csv.reader``; a CSV error (a field over the size limit,
     an unclosed quote) becomes an InputError naming the line its record starts."""
