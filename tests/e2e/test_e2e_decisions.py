@@ -90,7 +90,7 @@ def test_pairs_are_decided_live_shown_exported_and_told(browser, live_server, si
         # The decisions export, downloaded from the dashboard's exports.
         unfold(dash, "Exports")
         with dash.expect_download() as download:
-            dash.locator(f"a[href$='/{SLUG}-decisions.csv']").click()
+            dash.locator("tr[data-export=decisions] a", has_text=f"{SLUG}-decisions.csv").click()
         path = os.path.join(tmp_path, "decisions.csv")
         download.value.save_as(path)
         with open(path, encoding="utf-8") as handle:
