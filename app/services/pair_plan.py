@@ -63,9 +63,13 @@ def next_pairs(states, plans, rng):
     """The open pairs' indices in the order to try them: fewest judgments
     first, ties in random order (a volunteer who has seen every sentence
     a pair has left moves on to the next)."""
-    keyed = [(state.judged, rng.random(), index)
-             for index, (state, p) in enumerate(zip(states, plans)) if p.open]
-    return [index for _judged, _tie, index in sorted(keyed)]
+    opened = [index for index, p in enumerate(plans) if p.open]
+    return [opened[i] for i in fewest_first([states[index].judged for index in opened], rng)]
+
+
+def fewest_first(judged, rng):
+    """Indices of ``judged`` (judgments per pair), fewest first, ties at random."""
+    return [index for _judged, _tie, index in sorted((n, rng.random(), index) for index, n in enumerate(judged))]
 
 
 def finished(plans):
