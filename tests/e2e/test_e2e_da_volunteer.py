@@ -125,6 +125,9 @@ def test_scoring_by_touch_on_a_phone(browser, live_server, site_database, screen
 
         # A drag along the track: the score follows the finger.
         expect_unset(page)
+        # Measured again: the taps may have scrolled the page since.
+        box = page.locator("#score-slider").bounding_box()
+        assert page.evaluate("getComputedStyle(document.getElementById('score-slider')).touchAction") == "pan-y"
         y = box["y"] + box["height"] / 2
         cdp = context.new_cdp_session(page)
         cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [
@@ -133,6 +136,7 @@ def test_scoring_by_touch_on_a_phone(browser, live_server, site_database, screen
             cdp.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [
                 {"x": box["x"] + track_x(box, 10 + 7 * step), "y": y}]})
         cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+        assert page.url.endswith("/evaluate"), page.url  # the drag moved the slider, not the page
         dragged = shown_score(page)
         assert abs(dragged - 80) <= 2, dragged
         submit_and_wait(page, lambda: page.locator("#next").tap(), 3)

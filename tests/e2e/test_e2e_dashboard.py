@@ -171,7 +171,7 @@ def test_dashboard_updates_live_while_a_volunteer_judges(browser, live_server, s
         dash.goto(f"{live_server}/organiser/c/{SLUG}/")
         dash.evaluate("document.querySelectorAll('details[data-fold]').forEach("
                       "d => { d.open = d.dataset.default === 'open'; })")
-        time.sleep(0.2)
+        dash.wait_for_function("Object.keys(window.localStorage).every(k => !k.startsWith('bozka.dashboard.fold.'))")
         dash.evaluate("window.localStorage.clear()")
         dash.reload()
         expect(dash.locator("details[data-fold=participants]")).not_to_have_attribute("open", "")
