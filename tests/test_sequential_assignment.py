@@ -69,11 +69,8 @@ def test_a_decided_pair_is_retired_and_opened_again_when_judgments_are_discarded
     assert pair.wins_a > 20 and pair.wins_b == 0  # A, or a tie where the second said B
     assert pair.decided_id is not None and not pair.is_open and pair.decided_at == now
     late = _volunteer(campaign, 9)
-    step = evaluation.show(campaign, late, now, rng)
-    while step.item is not None and step.item.is_control:  # only controls: no test item of the retired pair
-        step = evaluation.answer(campaign, late, step.item.token,
-                                 "left" if step.item.better_left else "right", now, rng)
-    assert step.item is None
+    # Nothing: no test item of the retired pair, nor a control before none.
+    assert evaluation.show(campaign, late, now, rng).item is None
     # Dismissing the first: what is left is a coin's record, undecided.
     review.dismiss(campaign, db.session.get(Participation, people[0]), "spam", now)
     db.session.commit()
@@ -81,7 +78,12 @@ def test_a_decided_pair_is_retired_and_opened_again_when_judgments_are_discarded
     (pair,) = pair_rows(campaign).values()
     assert pair.wins_a + pair.wins_b == 60 and abs(pair.wins_a - pair.wins_b) < 20
     assert pair.is_open and pair.decided_id is None and pair.decided_at is None
-    assert db.session.scalar(select(Item.id).where(Item.participation_id == late)) is not None
+    # The pair takes judgments again: the late volunteer gets a test item now.
+    step = evaluation.show(campaign, late, now, rng)
+    while step.item is not None and step.item.is_control:
+        step = evaluation.answer(campaign, late, step.item.token,
+                                 "left" if step.item.better_left else "right", now, rng)
+    assert step.item is not None and step.item.slot_id is not None
 
 
 def test_the_paper_rule_still_fills_the_fullest_sentence_first(app, make_campaign):
@@ -142,13 +144,12 @@ def test_a_volunteer_is_told_when_the_campaign_reached_its_goal(app, make_campai
     decisions.refresh(campaign.id, now)
     client = app.test_client()
     register(client, username="ane", email="ane@example.org")
+    welcome = client.get("/c/test/welcome").get_data(as_text=True)
+    assert 'id="goal-reached"' in welcome and "Continue evaluating" not in welcome
+    # Not even a control (the first item is one): no test item could follow it.
     page = client.get("/c/test/evaluate").get_data(as_text=True)
-    controls = 0
-    while 'name="token"' in page:  # the controls still come (Good n. is the better side), then nothing
-        good_first = page.index("Good ") < page.index("Bad ")  # the left translation comes first on the page
-        fields = {name: re.search(rf'name="{name}" type="hidden" value="([^"]+)"', page).group(1)
-                  for name in ("token", "csrf_token")}
-        page = client.post("/c/test/evaluate", data={**fields, "choice": "left" if good_first else "right"},
-                           follow_redirects=True).get_data(as_text=True)
-        controls += 1
-    assert controls >= 1 and "The campaign has reached its goal" in page
+    assert 'name="token"' not in page and "The campaign has reached its goal" in page
+    # Another volunteer whose next item would be a control: nothing either.
+    late = _volunteer(campaign, 2)
+    assert evaluation.show(campaign, late, now, rng).item is None
+    assert db.session.scalar(select(Item.id).where(Item.participation_id == late)) is None

@@ -14,7 +14,7 @@ from sqlalchemy.orm import aliased
 
 from ..database import execute
 from ..models import Control, Item, Output, Sentence, Slot
-from ..services import degrade, holds, pair_plan, quality, repeats
+from ..services import decisions, degrade, holds, pair_plan, quality, repeats
 from ..services.pseudonyms import pseudonym
 from ..services.slots import take_pair_slot, take_slot
 
@@ -88,7 +88,11 @@ def serve(campaign, participation, position, rng):
     pool, if it has one, when no control can be made, and serves a test item
     when neither can."""
     seed = quality.volunteer_seed(campaign.pseudonym_salt, participation.id)
-    if is_control(campaign, position, seed):
+    control = is_control(campaign, position, seed)
+    repeat = not control and repeats.is_repeat_position(position, campaign.repeat_share, seed)
+    if (control or repeat) and decisions.goal_reached(campaign):
+        return None  # the goal is reached: no check of answers that no test item can follow
+    if control:
         fields = None
         if campaign.control_source == quality.GENERATED:
             fields = _generate_control(campaign, participation, position, seed)
@@ -96,7 +100,7 @@ def serve(campaign, participation, position, rng):
             fields = _serve_control(campaign, participation, rng, seed)
         if fields is not None:
             return fields
-    elif repeats.is_repeat_position(position, campaign.repeat_share, seed):
+    elif repeat:
         fields = _serve_repeat(campaign, participation, position, rng)
         if fields is not None:
             return fields

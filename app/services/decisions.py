@@ -18,6 +18,7 @@ from ..extensions import db
 from ..models import Campaign, PairTotal, utcnow
 from . import pair_plan
 
+
 def pair_totals(campaign_id):
     """The campaign's pairwise pair rows, in a fixed order (the lock order of ``totals.write``)."""
     return db.session.scalars(

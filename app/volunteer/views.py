@@ -70,6 +70,7 @@ def welcome(slug):
         post_form=PostForm(),
         practice_items=practice.count(campaign.id),
         decided=decisions.decided(campaign),
+        goal_reached=decisions.goal_reached(campaign),
     )
 
 
