@@ -153,3 +153,22 @@ def test_a_volunteer_is_told_when_the_campaign_reached_its_goal(app, make_campai
     late = _volunteer(campaign, 2)
     assert evaluation.show(campaign, late, now, rng).item is None
     assert db.session.scalar(select(Item.id).where(Item.participation_id == late)) is None
+
+
+def test_with_the_goal_top_the_volunteer_is_told_the_best_system_is_decided(app, make_campaign):
+    from helpers import register
+
+    campaign = make_campaign(sentences=60, systems=("A", "B", "C"), assignment="sequential", goal="top",
+                             judgments_per_pair=5)
+    rng, now = random.Random(4), utcnow()
+    for n in range(1, 4):
+        judge(campaign, _volunteer(campaign, n), now, rng, prefer="A")
+        decisions.refresh(campaign.id, now)
+    rows = pair_rows(campaign)
+    assert not any(p.is_open for p in rows.values())
+    assert rows[("B", "C")].decided_id is None  # retired undecided: it cannot change the top
+    client = app.test_client()
+    register(client, username="ane", email="ane@example.org")
+    welcome = client.get("/c/test/welcome").get_data(as_text=True)
+    assert "The best system is decided beyond reasonable doubt" in welcome
+    assert "Every comparison between the systems is decided" not in welcome

@@ -89,6 +89,8 @@ _VOTE = (
 def winner(votes_a, votes_b):
     """The sentence's winner for a pair: 1 (system a), -1 (system b) or 0 (no answer, or as many each)."""
     return (votes_a > votes_b) - (votes_b > votes_a)
+
+
 _MOVE_BIN = (
     update(SentenceBin.__table__)
     .where(SentenceBin.campaign_id == bindparam("c"), SentenceBin.bin == bindparam("b"))
