@@ -1,7 +1,9 @@
 """The sequential assignment's pair rules (issue 32), as plain values."""
 import random
 
-from app.services.pair_plan import PairState, finished, next_pairs, plan
+import numpy as np
+
+from app.services.pair_plan import PairState, finished, next_pairs, plan, spread
 
 
 def states(*rows):
@@ -38,3 +40,33 @@ def test_the_top_goal_retires_pairs_that_cannot_change_the_top():
     assert [p.open for p in plan(pairs, goal="ordering")] == [False, False, True]
     top = plan(pairs, goal="top")
     assert [p.open for p in top] == [False, False, False] and finished(top)
+
+
+def one_at_a_time(judged, room, budget):
+    """The budget handed out one judgment at a time, each to the first pair (in the given
+    order) with the fewest judgments that still has room: the judgments each pair gets."""
+    counts, give = list(judged), [0] * len(judged)
+    for _ in range(budget):
+        open_pairs = [i for i in range(len(judged)) if give[i] < room[i]]
+        if not open_pairs:
+            break
+        i = min(open_pairs, key=lambda index: counts[index])  # the first of the fewest
+        counts[i] += 1
+        give[i] += 1
+    return give
+
+
+def test_spread_gives_what_one_judgment_at_a_time_gives():
+    assert spread([3, 1, 1], [99, 99, 99], 5).tolist() == [1, 2, 2]
+    assert spread([0, 0, 0], [1, 99, 99], 7).tolist() == [1, 3, 3]
+    assert spread([2, 2], [0, 1], 5).tolist() == [0, 1]  # no room left
+    assert spread([0, 100], [0, 5], 5).tolist() == [0, 5]  # the fewest has no room
+    assert spread([], [], 3).tolist() == []
+    for seed in range(300):
+        rng = np.random.default_rng(seed)
+        n = int(rng.integers(1, 9))
+        judged = rng.integers(0, 3 if seed % 2 else 12, n)  # narrow: many equal counts
+        room = rng.integers(0, 8, n) * (rng.random(n) > 0.25)  # about a quarter without room
+        budget = int(rng.integers(0, int(room.sum()) + 6))  # at times more than all the room
+        expected = one_at_a_time(judged.tolist(), room.tolist(), budget)
+        assert spread(judged, room, budget).tolist() == expected, (seed, judged, room, budget)

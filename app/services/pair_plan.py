@@ -13,6 +13,8 @@ rule (the fullest sentence first, each pair to the campaign's target).
 """
 from dataclasses import dataclass
 
+import numpy as np
+
 from ..stats import sequential
 
 SEQUENTIAL, EBALUATOIA = "sequential", "ebaluatoia"
@@ -71,6 +73,34 @@ def next_pairs(states, plans, rng):
 def fewest_first(judged, rng):
     """Indices of ``judged`` (judgments per pair), fewest first, ties at random."""
     return [index for _judged, _tie, index in sorted((n, rng.random(), index) for index, n in enumerate(judged))]
+
+
+def spread(judged, room, budget):
+    """What ``fewest_first`` gives over ``budget`` successive judgments, computed at once,
+    so that the replay benchmark runs the site's rule in batch: each judgment to the open
+    pair with the fewest (``judged``, judgments per pair, counting those already given),
+    none past its ``room``, ties in the given order (next_pairs' order). Returns the
+    judgments each pair gets (fewer than ``budget`` in all when the rooms run out)."""
+    judged = np.asarray(judged, np.int64)
+    room = np.asarray(room, np.int64)
+    budget = min(budget, int(room.sum()))
+    if budget <= 0:
+        return np.zeros_like(judged)
+    # the level all are raised to: the highest whose judgments fit the budget (none
+    # above judged + room, the level at which every pair is full)
+    low, high = int(judged.min()), int((judged + room).max())
+    while low < high:
+        mid = (low + high + 1) // 2
+        if np.minimum(np.maximum(mid - judged, 0), room).sum() <= budget:
+            low = mid
+        else:
+            high = mid - 1
+    give = np.minimum(np.maximum(low - judged, 0), room)
+    rest = budget - int(give.sum())
+    if rest:  # one more each to pairs at the level with room, in the given order
+        can = np.flatnonzero((judged + give == low) & (give < room))[:rest]
+        give[can] += 1
+    return give
 
 
 def finished(plans):

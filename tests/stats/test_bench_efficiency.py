@@ -1,8 +1,8 @@
-"""The replay benchmark of issue 32 (scripts/bench/bench_efficiency.py) on a tiny synthetic
-data set: its fast look at the collected counts agrees with the project's analysis, the
-Ebaluatoia slots are taken as slots.choose_slot takes them, and the whole run (every rule,
-the null replay, the table) works end to end. No efficiency figure is asserted beyond the
-obvious on clear-cut data."""
+"""The replay benchmark of issue 32 (scripts/bench/bench_efficiency.py, with replay_data.py and
+replay_campaigns.py beside it) on a tiny synthetic data set: its fast look at the collected
+counts agrees with the project's analysis, the Ebaluatoia slots are taken as
+slots.choose_slot takes them, and the whole run (every rule, the null replay, the table)
+works end to end. No efficiency figure is asserted beyond the obvious on clear-cut data."""
 import os
 import random
 
@@ -25,6 +25,20 @@ def bench(monkeypatch):
     return bench_efficiency
 
 
+@pytest.fixture
+def replay_data(bench):
+    import replay_data
+
+    return replay_data
+
+
+@pytest.fixture
+def campaigns(bench):
+    import replay_campaigns
+
+    return replay_campaigns
+
+
 def clear_cut_rows(sentences=40, seed=3):
     """A beats B beats C (decisive shares 0.8), two judgments per (sentence, pair), ties 10 %."""
     rng = random.Random(seed)
@@ -38,9 +52,9 @@ def clear_cut_rows(sentences=40, seed=3):
     return rows
 
 
-def test_the_truth_is_the_analysis_of_all_judgments(bench):
+def test_the_truth_is_the_analysis_of_all_judgments(replay_data):
     data = loader.from_records(clear_cut_rows())
-    replay = bench.replay_set("tiny", data)
+    replay = replay_data.replay_set("tiny", data)
     assert replay.pairs == [("A", "B"), ("A", "C"), ("B", "C")]
     assert replay.truth.tolist() == [1, 1, 1] and replay.top == "A"
     assert replay.judgments == len(data) and replay.sentences == 40
@@ -48,7 +62,7 @@ def test_the_truth_is_the_analysis_of_all_judgments(bench):
         assert replay.direction[key].tolist() == [1, 1, 1]
 
 
-def test_the_fast_look_is_the_projects_analysis(bench):
+def test_the_fast_look_is_the_projects_analysis(campaigns):
     """sentence_wins + fixed_directions on vote counts = winners.significance (unit items,
     sign test, Holm) of the same judgments built as records."""
     rng = np.random.default_rng(5)
@@ -58,8 +72,8 @@ def test_the_fast_look_is_the_projects_analysis(bench):
         outcomes = np.where(rng.random((30, 3, 5)) < share[None, :, None], 1, -1)
         outcomes[rng.random((30, 3, 5)) < 0.15] = 0
         upto = rng.integers(1, 6, (30, 3))  # judgments collected per cell
-        won_a, won_b = bench.sentence_wins(outcomes, upto)
-        fast = bench.fixed_directions(won_a.sum(0), won_b.sum(0))
+        won_a, won_b = campaigns.sentence_wins(outcomes, upto)
+        fast = campaigns.fixed_directions(won_a.sum(0), won_b.sum(0))
         records = [(f"s{s}", a, b, {1: a, -1: b, 0: "equal"}[int(outcomes[s, p, j])], f"v{j}")
                    for s in range(30) for p, (a, b) in enumerate(pairs) for j in range(upto[s, p])]
         tables = winners.pair_tables(loader.from_records(records))
@@ -69,26 +83,20 @@ def test_the_fast_look_is_the_projects_analysis(bench):
         assert fast.tolist() == [expected[p] for p in pairs], trial
 
 
-def test_the_partly_filled_sentence_is_served_by_choose_slot(bench):
+def test_the_partly_filled_sentence_is_served_by_choose_slot(campaigns):
     rng = random.Random(1)
     for judged in (0, 1, 77, 78, 79, 200, 389):
-        counts = bench.partial_counts(78, judged, 5, rng)
+        counts = campaigns.partial_counts(78, judged, 5, rng)
         assert counts.sum() == judged and counts.max() - counts.min() <= 1 and counts.max() <= 5
 
 
-def test_waterfill_gives_each_judgment_to_the_pair_with_the_fewest(bench):
-    assert bench.waterfill([3, 1, 1], [99, 99, 99], 5).tolist() == [1, 2, 2]
-    assert bench.waterfill([0, 0, 0], [1, 99, 99], 7).tolist() == [1, 3, 3]
-    assert bench.waterfill([2, 2], [0, 1], 5).tolist() == [0, 1]  # no room left
-
-
-def test_every_rule_runs_and_the_sequential_one_needs_fewer(bench):
-    replay = bench.replay_set("tiny", loader.from_records(clear_cut_rows()))
+def test_every_rule_runs_and_the_sequential_one_needs_fewer(bench, replay_data, campaigns):
+    replay = replay_data.replay_set("tiny", loader.from_records(clear_cut_rows()))
     looks = np.arange(10, 601, 10)
-    ebaluatoia = [bench.ebaluatoia_campaign(replay, "fresh", False, seed, looks, 600) for seed in range(8)]
-    seq = [bench.sequential_campaign(replay, "fresh", "ordering", False, seed, looks, 600) for seed in range(8)]
-    top = [bench.sequential_campaign(replay, "real", "top", False, seed, looks, 600) for seed in range(4)]
-    null = [bench.sequential_campaign(replay, "real", "ordering", True, seed, looks, 600) for seed in range(4)]
+    ebaluatoia = [campaigns.ebaluatoia_campaign(replay, "fresh", False, seed, looks, 600) for seed in range(8)]
+    seq = [campaigns.sequential_campaign(replay, "fresh", "ordering", False, seed, looks, 600) for seed in range(8)]
+    top = [campaigns.sequential_campaign(replay, "real", "top", False, seed, looks, 600) for seed in range(4)]
+    null = [campaigns.sequential_campaign(replay, "real", "ordering", True, seed, looks, 600) for seed in range(4)]
     first = [bench.b80(np.array([c.ordering for c in runs]), looks) for runs in (ebaluatoia, seq)]
     assert first[0] is not None and first[1] is not None and first[1] < first[0]
     assert all(c.used < 600 for c in seq)  # clear-cut: every pair decided, the campaign finished
