@@ -172,3 +172,33 @@ def test_with_the_goal_top_the_volunteer_is_told_the_best_system_is_decided(app,
     welcome = client.get("/c/test/welcome").get_data(as_text=True)
     assert "The best system is decided beyond reasonable doubt" in welcome
     assert "Every comparison between the systems is decided" not in welcome
+
+
+def test_a_retired_pairs_reservations_are_released_and_a_late_answer_still_counts(app, make_campaign):
+    from app.models import Slot
+
+    campaign = make_campaign(sentences=60, systems=("A", "B"), assignment="sequential", judgments_per_pair=5)
+    rng, now = random.Random(5), utcnow()
+    judge(campaign, _volunteer(campaign, 1), now, rng, prefer="A")
+    # The second volunteer holds a test item of the pair when the first's answers decide it.
+    slow = _volunteer(campaign, 2)
+    step = evaluation.show(campaign, slow, now, rng)
+    while step.item.is_control:
+        step = evaluation.answer(campaign, slow, step.item.token, "left" if step.item.better_left else "right",
+                                 now, rng)
+    held = step.item
+    # (on a clock an hour behind: their requests do not find the hold expired)
+    judge(campaign, _volunteer(campaign, 3), now - timedelta(hours=1), rng, prefer="A")
+    db.session.expire_all()
+    assert db.session.get(Item, held.id).holding
+    slot = db.session.get(Slot, held.slot_id)
+    pending, collected = slot.pending, slot.collected
+    assert decisions.refresh(campaign.id, now) == 1
+    db.session.expire_all()
+    assert not db.session.get(Item, held.id).holding  # released at once, not at the timeout
+    assert db.session.get(Slot, held.slot_id).pending == pending - 1
+    # The late answer is still recorded and counted.
+    evaluation.answer(campaign, slow, held.token, "left", now + timedelta(seconds=30), rng)
+    db.session.expire_all()
+    assert db.session.get(Item, held.id).answered_at is not None
+    assert db.session.get(Slot, held.slot_id).collected == collected + 1

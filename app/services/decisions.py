@@ -16,7 +16,7 @@ from sqlalchemy import bindparam, func, select, update
 
 from ..extensions import db
 from ..models import Campaign, PairTotal, utcnow
-from . import pair_plan
+from . import pair_plan, reservations
 
 
 def pair_totals(campaign_id):
@@ -35,13 +35,13 @@ def states_of(rows):
 
 def replan(campaign, now):
     """Decide the campaign's pairs from their counters and write what changed
-    (the caller commits). Returns the number of pairs whose decision or
-    openness changed."""
+    (the caller commits). Returns the pairs whose decision or openness
+    changed: (system a, system b, open)."""
     rows = pair_totals(campaign.id)
     if not rows:
-        return 0
+        return []
     plans = pair_plan.plan(states_of(rows), campaign.goal, estimate=False)
-    changed = 0
+    changed = []
     for row, plan in zip(rows, plans):
         decided = plan.better if plan.decided else None
         if (row.decided_id, row.is_open) == (decided, plan.open):
@@ -50,7 +50,7 @@ def replan(campaign, now):
         if decided != row.decided_id:
             values["decided_at"] = now if decided is not None else None
         db.session.execute(update(PairTotal).where(PairTotal.id == row.id).values(**values))
-        changed += 1
+        changed.append((row.system_a_id, row.system_b_id, plan.open))
     return changed
 
 
@@ -85,14 +85,22 @@ def goal_reached(campaign):
 
 
 def refresh(campaign_id, now=None):
-    """``replan`` a campaign and commit what changed (the live ticker's call)."""
+    """``replan`` a campaign and commit what changed (the live ticker's
+    call); then, under sequential assignment, free the reservations of the
+    pairs it retired, in a transaction of their own (as ``reservations``
+    frees expired ones). Returns the number of pairs that changed."""
     campaign = db.session.get(Campaign, campaign_id)
     if campaign is None:
         return 0
     changed = replan(campaign, now or utcnow())
     if changed:
         db.session.commit()
-    return changed
+    closed = [(system_a_id, system_b_id) for system_a_id, system_b_id, is_open in changed if not is_open]
+    if closed and campaign.assignment == pair_plan.SEQUENTIAL:
+        for system_a_id, system_b_id in closed:
+            reservations.release_pair(campaign_id, system_a_id, system_b_id)
+        db.session.commit()
+    return len(changed)
 
 
 @dataclass
@@ -149,8 +157,6 @@ def export_rows(campaign, engine):
     collected and the pair's live decision (the system decided better by the
     anytime-valid test at ``level``, and when; empty when undecided).
     ``campaign`` is an export Source; the rows are read through ``engine``."""
-    from ..stats.sequential import SEQUENTIAL_ALPHA
-
     with engine.connect() as connection:  # one row per pair: a short read
         assignment, goal = connection.execute(
             select(Campaign.assignment, Campaign.goal).where(Campaign.id == campaign.id)).one()
@@ -171,7 +177,7 @@ def export_rows(campaign, engine):
             "decided_better": names.get(row.decided_id),  # None (empty in CSV) when undecided
             # UTC to the second with a Z, as the other exports write times (export._iso)
             "decided_at": row.decided_at.isoformat(timespec="seconds") + "Z" if row.decided_at else None,
-            "level": SEQUENTIAL_ALPHA,
+            "level": pair_plan.SEQUENTIAL_ALPHA,
             "assignment": assignment,
             "goal": goal,
         }

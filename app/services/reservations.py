@@ -13,7 +13,7 @@ from sqlalchemy import bindparam, func, select, update
 
 from ..database import dialect_name, execute
 from ..extensions import db
-from ..models import Item, Sentence
+from ..models import Item, Sentence, Slot
 from .counters import change_holds
 
 _LOCK_SENTENCE = select(Sentence.id).where(Sentence.id == bindparam("sentence_id"))
@@ -112,3 +112,23 @@ def _no_expiry_before(memo, campaign_id, timeout):
     checked_at, earliest = memo[campaign_id]
     bound = checked_at + max(timedelta(seconds=timeout) - EXPIRY_MARGIN, timedelta(0))
     return bound if earliest is None else min(bound, earliest)
+
+
+def release_pair(campaign_id, system_a_id, system_b_id):
+    """Free the reservations of a system pair that gets no more judgments (a
+    sequential campaign retired it: services/decisions.py). An answer that
+    still comes is counted, as after a timeout (``answers.submit``); a hold
+    another transaction has locked lapses with the timeout instead."""
+    held = db.session.scalars(
+        select(Item)
+        .join(Slot, Slot.id == Item.slot_id)
+        .where(Item.campaign_id == campaign_id, Item.holding.is_(True),  # along ix_items_hold
+               Slot.system_a_id == system_a_id, Slot.system_b_id == system_b_id)
+        .with_for_update(of=Item, skip_locked=True)
+    ).all()
+    released = 0
+    for item in held:
+        if lock_sentence(item.sentence_id, skip_locked=True):
+            release_hold(item)
+            released += 1
+    return released

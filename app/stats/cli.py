@@ -12,9 +12,9 @@ import sys
 
 from .analysis import analyse
 from .bradley_terry import TIE_MODELS
+from .decisions_reader import read_decisions
 from .loader import InputError, filter_judges, load, unknown_judges
 from .ordering import ORDERINGS, rank_ordering
-from .decisions_reader import read_decisions
 from .report import printable
 
 __all__ = ["build_parser", "main"]
