@@ -324,6 +324,8 @@ def test_votes_and_pair_wins_are_counted_from_the_answers_given(tmp_path):
         with engine.connect() as connection:
             assert sorted(connection.execute(text("SELECT id, votes_a, votes_b FROM slots"))) == [
                 (1, 2, 1), (2, 1, 1), (3, 0, 1)]
+            shuffles = connection.execute(text("SELECT shuffle FROM slots")).scalars().all()
+            assert len(set(shuffles)) == 3 and all(0 <= value < 2 ** 30 for value in shuffles)  # drawn per slot
             assert connection.execute(text("SELECT wins_a, wins_b, is_open, decided_id FROM pair_totals")).one() == (
                 1, 1, 1, None)
             assert connection.execute(text("SELECT assignment, goal FROM campaigns")).one() == (

@@ -202,3 +202,19 @@ def test_a_retired_pairs_reservations_are_released_and_a_late_answer_still_count
     db.session.expire_all()
     assert db.session.get(Item, held.id).answered_at is not None
     assert db.session.get(Slot, held.slot_id).collected == collected + 1
+
+
+def test_each_pair_walks_the_sentences_in_an_order_of_its_own():
+    """Slot.shuffle (pairwise.scramble): the orders of two pairs are unrelated,
+    else a keen volunteer's seen sentences would lead every pair's walk."""
+    from scipy.stats import spearmanr
+
+    from app.protocols.pairwise import scramble
+
+    sentences = range(1, 2001)
+    orders = {pair: [scramble(s, *pair) for s in sentences] for pair in ((1, 2), (1, 5), (3, 4), (12, 13))}
+    first = {pair: set(sorted(sentences, key=lambda s: order[s - 1])[:200]) for pair, order in orders.items()}
+    for pair in ((1, 5), (3, 4), (12, 13)):
+        assert abs(spearmanr(orders[(1, 2)], orders[pair]).statistic) < 0.1, pair
+        assert 5 <= len(first[(1, 2)] & first[pair]) <= 40, pair  # about 10 % of the first 200 in common
+    assert all(0 <= value < 2 ** 30 for order in orders.values() for value in order)

@@ -5,7 +5,7 @@ answer, at fixed or secret places (``services.quality``). Optionally, at
 secret places, a repeat: a test item the volunteer judged at least
 ``repeat_distance`` items before, shown again for intra-annotator agreement
 (``services.repeats``)."""
-import zlib
+import hashlib
 from itertools import combinations
 
 from flask_babel import lazy_gettext as _l
@@ -63,8 +63,11 @@ def units(sentence_id, outputs, target, settings, rng):
 
 def scramble(sentence_id, system_a_id, system_b_id):
     """A slot's place in its pair's random order (``Slot.shuffle``): fixed by
-    its ids, different for each pair, without drawing from the import's random source."""
-    return zlib.crc32(f"{sentence_id}:{system_a_id}:{system_b_id}".encode()) >> 2
+    its ids, independent between pairs, without drawing from the import's
+    random source. (Not crc32: linear, it gave every pair nearly the same
+    order, so a keen volunteer's seen sentences led every pair's walk.)"""
+    key = f"{sentence_id}:{system_a_id}:{system_b_id}".encode()
+    return int.from_bytes(hashlib.blake2b(key, digest_size=4).digest(), "big") >> 2
 
 
 def question(campaign):

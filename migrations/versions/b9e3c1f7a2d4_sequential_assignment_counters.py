@@ -43,8 +43,12 @@ def upgrade():
         batch.add_column(sa.Column('decided_at', sa.DateTime(), nullable=True))
         batch.add_column(sa.Column('is_open', sa.Boolean(), nullable=False, server_default=sa.true()))
         batch.create_foreign_key('fk_pair_totals_decided_id_systems', 'systems', ['decided_id'], ['id'])
-    # Any fixed scramble of the ids serves as the existing slots' random order.
-    op.execute("UPDATE slots SET shuffle = (id * 7919) % 1000003")
+    # The existing slots' random order: drawn per slot (a linear scramble of
+    # the ids would give every pair the same order of sentences).
+    if op.get_bind().dialect.name == "sqlite":
+        op.execute("UPDATE slots SET shuffle = abs(random() % 1073741824)")
+    else:
+        op.execute("UPDATE slots SET shuffle = floor(random() * 1073741824)::integer")
     op.execute(f"UPDATE slots SET votes_a = {_VOTES.format(side='system_a_id')}, "
                f"votes_b = {_VOTES.format(side='system_b_id')} WHERE system_b_id IS NOT NULL")
     op.execute(f"UPDATE pair_totals SET wins_a = {_WINS.format(condition='slots.votes_a > slots.votes_b')}, "

@@ -149,6 +149,16 @@ def grow(campaign_id, base, size):
             + f" FROM sentences copy JOIN sentences s ON s.campaign_id = copy.campaign_id "
             f"AND s.number = (copy.number - 1) % :base + 1 JOIN {copied} t ON t.sentence_id = s.id "
             "WHERE copy.campaign_id = :campaign AND copy.number > :base")
+    # The copies' own places in their pairs' random orders, as an import gives them.
+    from app.protocols.pairwise import scramble
+
+    copies = db.session.execute(text(
+        "SELECT slots.id, slots.sentence_id, slots.system_a_id, slots.system_b_id FROM slots "
+        "JOIN sentences ON sentences.id = slots.sentence_id WHERE sentences.campaign_id = :campaign "
+        "AND sentences.number > :base AND slots.system_b_id IS NOT NULL"), {"campaign": campaign_id, "base": base})
+    shuffles = [{"id": i, "shuffle": scramble(sentence, a, b)} for i, sentence, a, b in copies]
+    if shuffles:  # pairwise slots only (DA's have no pair)
+        db.session.execute(text("UPDATE slots SET shuffle = :shuffle WHERE id = :id"), shuffles)
     run("UPDATE slots SET collected = CASE WHEN sentence_id % 10 = 0 THEN target "
         "WHEN sentence_id % 10 < 4 THEN (sentence_id * 7 + id) % (target + 1) ELSE 0 END")
     run("UPDATE slots SET pending = collected")
