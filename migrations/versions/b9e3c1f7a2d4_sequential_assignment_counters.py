@@ -48,7 +48,7 @@ def upgrade():
     if op.get_bind().dialect.name == "sqlite":
         op.execute("UPDATE slots SET shuffle = abs(random() % 1073741824)")
     else:
-        op.execute("UPDATE slots SET shuffle = floor(random() * 1073741824)::integer")
+        op.execute("UPDATE slots SET shuffle = CAST(floor(random() * 1073741824) AS integer)")
     op.execute(f"UPDATE slots SET votes_a = {_VOTES.format(side='system_a_id')}, "
                f"votes_b = {_VOTES.format(side='system_b_id')} WHERE system_b_id IS NOT NULL")
     op.execute(f"UPDATE pair_totals SET wins_a = {_WINS.format(condition='slots.votes_a > slots.votes_b')}, "
