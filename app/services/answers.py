@@ -13,7 +13,7 @@ from .. import protocols
 from ..database import execute
 from ..extensions import db
 from ..models import Item
-from . import holds, quality, research, rewards, suspicious, totals
+from . import holds, quality, research, rewards, suspicious
 from .counters import change_holds, count_answer, count_for_campaign, set_counters
 from .reservations import release_hold
 
@@ -67,9 +67,9 @@ def submit(campaign, participation, token, answer, now):
         # A held slot turns from pending into collected; an expired hold
         # comes back as a judgment beyond the reservation. With the commit,
         # in the lock order (sentence, slot, campaign).
-        change_holds(item.slot_id, item.sentence_id, 0 if item.holding else 1, 1, deferred=True)
+        change_holds(item.slot_id, item.sentence_id, 0 if item.holding else 1, 1, deferred=True,
+                     preferred=_preferred(item, answer.get("choice")))
         count_for_campaign(campaign.id, collected=1, over_slot=item.slot_id, equal=int(answer["choice"] == "equal"))
-        _vote(item, answer["choice"], 1)
     # The row now holds exactly these values (the update above matched it).
     for key, value in answer.items():
         set_committed_value(item, key, value)
@@ -95,11 +95,9 @@ def submit(campaign, participation, token, answer, now):
     return Outcome("accepted", item=item, new_ticket=ticket, counted=counted)
 
 
-def _vote(item, choice, delta):
-    """A pairwise answer for one side moves its slot's votes (``totals.voted``)."""
-    preferred = {"left": item.left_system_id, "right": item.right_system_id}.get(choice)
-    if preferred is not None:
-        totals.voted(item.slot_id, preferred, delta)
+def _preferred(item, choice):
+    """The system a pairwise answer prefers: None for "equal" (and for a DA score)."""
+    return {"left": item.left_system_id, "right": item.right_system_id}.get(choice)
 
 
 def _check_signs(campaign, participation, item, now):
@@ -134,8 +132,7 @@ def dismiss(campaign, participation, reason, now):
         item.discarded_at = now
         item.discarded_reason = reason
         if item.slot_id is not None:
-            change_holds(item.slot_id, item.sentence_id, -1, -1)
-            _vote(item, item.choice, -1)
+            change_holds(item.slot_id, item.sentence_id, -1, -1, preferred=_preferred(item, item.choice))
             discarded += 1
             equal += item.choice == "equal"
     count_for_campaign(campaign.id, collected=-discarded, equal=-equal, volunteers=-1)

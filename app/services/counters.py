@@ -12,7 +12,7 @@ commit (``database.at_commit``): on PostgreSQL it is locked only then.
 """
 from datetime import datetime, timedelta
 
-from sqlalchemy import bindparam, case, event, func, select, update
+from sqlalchemy import Integer, bindparam, case, event, func, select, update
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.attributes import set_committed_value
 
@@ -31,12 +31,18 @@ _BUMP_SENTENCE = (
         is_open=case((_new_pending < Sentence.capacity, True), else_=False),
     )
 )
+# A pairwise answer for one side (``preferred``: its system, else NULL) moves
+# that side's votes with the collected count, in the same statement.
 _BUMP_SLOT = (
     update(Slot.__table__)
     .where(Slot.id == bindparam("slot_id"))
     .values(
         pending=Slot.pending + bindparam("pending_delta", type_=Slot.pending.type),
         collected=Slot.collected + bindparam("collected_delta", type_=Slot.collected.type),
+        votes_a=Slot.votes_a + case((Slot.system_a_id == bindparam("preferred", type_=Integer),
+                                     bindparam("collected_delta", type_=Integer)), else_=0),
+        votes_b=Slot.votes_b + case((Slot.system_b_id == bindparam("preferred", type_=Integer),
+                                     bindparam("collected_delta", type_=Integer)), else_=0),
     )
 )
 # The campaign counts an over-collected judgment when the slot just
@@ -87,15 +93,17 @@ def bump_sentence(sentence_id, pending_delta, collected_delta=0, deferred=False)
     )
 
 
-def change_holds(slot_id, sentence_id, pending_delta, collected_delta=0, deferred=False):
+def change_holds(slot_id, sentence_id, pending_delta, collected_delta=0, deferred=False, preferred=None):
     """Move a slot's and its sentence's counters together (sentence first),
-    now or, ``deferred``, with the commit."""
+    now or, ``deferred``, with the commit. ``preferred``: the system a
+    pairwise answer collected (or discarded) prefers; None for "equal"."""
     bump_sentence(sentence_id, pending_delta, collected_delta, deferred)
     _run_or_defer(
-        _BUMP_SLOT, {"slot_id": slot_id, "pending_delta": pending_delta, "collected_delta": collected_delta}, deferred
+        _BUMP_SLOT, {"slot_id": slot_id, "pending_delta": pending_delta, "collected_delta": collected_delta,
+                     "preferred": preferred}, deferred
     )
     if collected_delta:
-        totals.moved(slot_id, collected_delta)
+        totals.moved(slot_id, collected_delta, preferred)
 
 
 def count_answer(campaign_id, moment):

@@ -41,18 +41,16 @@ def minute_of(moment):
     return int((moment - EPOCH).total_seconds() // 60)
 
 
-def moved(slot_id, collected_delta):
-    """A slot's collected judgments moved in this transaction (``counters.change_holds``)."""
+def moved(slot_id, collected_delta, preferred=None):
+    """A slot's collected judgments moved in this transaction
+    (``counters.change_holds``), with the votes for ``preferred`` (a pairwise
+    answer's system): when the sentence's winner for the pair changes, the
+    pair's wins move with the commit."""
     moves = db.session.info.setdefault(_MOVES, {})
     moves[slot_id] = moves.get(slot_id, 0) + collected_delta
-
-
-def voted(slot_id, system_id, delta):
-    """An answer preferring ``system_id`` collected (+1) or discarded (-1) on a
-    pairwise slot in this transaction: the slot's votes and, when the
-    sentence's winner for the pair changes, the pair's wins move with the commit."""
-    votes = db.session.info.setdefault(_VOTES, {})
-    votes[(slot_id, system_id)] = votes.get((slot_id, system_id), 0) + delta
+    if preferred is not None:
+        votes = db.session.info.setdefault(_VOTES, {})
+        votes[(slot_id, preferred)] = votes.get((slot_id, preferred), 0) + collected_delta
 
 
 def answered(campaign_id, moment):
@@ -63,7 +61,7 @@ def answered(campaign_id, moment):
 
 
 _MOVED = (
-    select(Slot.id, Slot.system_a_id, Slot.system_b_id, Slot.collected, Slot.target,
+    select(Slot.id, Slot.system_a_id, Slot.system_b_id, Slot.collected, Slot.target, Slot.votes_a, Slot.votes_b,
            Sentence.id, Sentence.campaign_id, Sentence.collected, Sentence.capacity)
     .join(Sentence, Sentence.id == Slot.sentence_id)
     .where(Slot.id.in_(bindparam("slot_ids", expanding=True)))
@@ -76,13 +74,6 @@ _MOVE_PAIR = (
             over_collected=PairTotal.over_collected + bindparam("d_over", type_=Integer),
             wins_a=PairTotal.wins_a + bindparam("d_wins_a", type_=Integer),
             wins_b=PairTotal.wins_b + bindparam("d_wins_b", type_=Integer))
-)
-_VOTE = (
-    update(Slot.__table__)
-    .where(Slot.id == bindparam("slot"))
-    .values(votes_a=Slot.votes_a + bindparam("d_a", type_=Integer),
-            votes_b=Slot.votes_b + bindparam("d_b", type_=Integer))
-    .returning(Slot.votes_a, Slot.votes_b)
 )
 
 
@@ -120,16 +111,16 @@ def write(session):
     for (slot, system), delta in (session.info.pop(_VOTES, None) or {}).items():
         votes.setdefault(slot, []).append((system, delta))
     minutes = session.info.pop(_MINUTES, None) or {}
-    if not (moves or minutes or votes):
+    if not (moves or minutes):
         return
     connection = session.connection()
     pairs, bins, sentences = {}, {}, {}
-    ids = sorted(set(moves) | set(votes))
+    ids = sorted(moves)
     for start in range(0, len(ids), _CHUNK):
-        for slot, a, b, collected, target, sentence, campaign, sentence_collected, capacity in connection.execute(
-                _MOVED, {"slot_ids": ids[start:start + _CHUNK]}):
-            delta = moves.get(slot, 0)
-            won = _vote(connection, slot, a, votes.get(slot, ()))
+        for (slot, a, b, collected, target, votes_a, votes_b, sentence, campaign, sentence_collected,
+             capacity) in connection.execute(_MOVED, {"slot_ids": ids[start:start + _CHUNK]}):
+            delta = moves[slot]
+            won = _wins_moved(a, votes_a, votes_b, votes.get(slot, ()))
             before = pairs.get((campaign, a, b), (0, 0, 0, 0))
             pairs[(campaign, a, b)] = (before[0] + delta,
                                        before[1] + _over(collected, target) - _over(collected - delta, target),
@@ -155,14 +146,13 @@ def write(session):
         connection.execute(_COUNT_MINUTE[connection.dialect.name], minute_rows)
 
 
-def _vote(connection, slot, system_a, moved):
-    """Move a slot's votes by ``moved`` ((system, delta) pairs); the change of
-    its pair's wins: (system a's, system b's)."""
+def _wins_moved(system_a, votes_a, votes_b, moved):
+    """The change of a pair's wins (system a's, system b's) from a slot whose
+    votes are now ``votes_a``, ``votes_b`` after ``moved`` ((system, delta) pairs)."""
     d_a = sum(delta for system, delta in moved if system == system_a)
     d_b = sum(delta for system, delta in moved if system != system_a)
     if not (d_a or d_b):
         return 0, 0
-    votes_a, votes_b = connection.execute(_VOTE, {"slot": slot, "d_a": d_a, "d_b": d_b}).one()
     old, new = winner(votes_a - d_a, votes_b - d_b), winner(votes_a, votes_b)
     return (new == 1) - (old == 1), (new == -1) - (old == -1)
 
