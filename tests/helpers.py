@@ -21,7 +21,7 @@ def quiet_demo_commands():
 
 
 def write_campaign(folder, sentences=12, systems=("A", "B", "C"), controls=20, identical=(), practice=0,
-                   protocol="pairwise", reference=False, **settings):
+                   protocol="pairwise", reference=False, slug="test", **settings):
     """Write a small valid campaign folder (with ``practice`` items in
     practice.tsv if not 0; a DA campaign has no controls; ``reference``
     writes reference.txt); returns its path."""
@@ -53,7 +53,7 @@ def write_campaign(folder, sentences=12, systems=("A", "B", "C"), controls=20, i
     settings_toml = "".join(f"{k} = {v!r}\n".replace("'", '"') for k, v in settings.items())
     with open(os.path.join(folder, "campaign.toml"), "w") as f:
         f.write(
-            'slug = "test"\nname = "Test campaign"\nsource_language = "en"\ntarget_language = "eu"\n'
+            f'slug = "{slug}"\nname = "Test campaign"\nsource_language = "en"\ntarget_language = "eu"\n'
             'source = "source.txt"\n'
             + ('controls = "controls.tsv"\n' if protocol == "pairwise" else f'protocol = "{protocol}"\n')
             + ('reference = "reference.txt"\n' if reference else "")

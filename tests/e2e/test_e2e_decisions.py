@@ -25,14 +25,9 @@ RANK = {"A": 0, "B": 1, "C": 2}  # every bot prefers A to B to C
 
 
 def _campaign(tmp_path, site_cli):
-    folder = write_campaign(str(tmp_path / SLUG), sentences=60, systems=tuple(RANK), assignment="sequential",
-                            control_source="generated", fast_seconds_per_word=0.0, hold_min_tests=0,
-                            hold_fast_run=0)
-    manifest = os.path.join(folder, "campaign.toml")
-    with open(manifest, encoding="utf-8") as handle:
-        text = handle.read().replace('slug = "test"', f'slug = "{SLUG}"')
-    with open(manifest, "w", encoding="utf-8") as handle:
-        handle.write(text)
+    folder = write_campaign(str(tmp_path / SLUG), sentences=60, systems=tuple(RANK), slug=SLUG,
+                            assignment="sequential", control_source="generated", fast_seconds_per_word=0.0,
+                            hold_min_tests=0, hold_fast_run=0)
     site_cli("campaign", "import", folder, *opening_args())
 
 

@@ -18,13 +18,7 @@ CONTROLS = {f"Control {i}.": f"Good {i}." for i in range(1, 21)}  # as helpers.w
 
 
 def _campaign(tmp_path, slug, site_cli, **settings):
-    folder = write_campaign(str(tmp_path / slug), **settings)
-    manifest = os.path.join(folder, "campaign.toml")
-    with open(manifest, encoding="utf-8") as handle:
-        text = handle.read().replace('slug = "test"', f'slug = "{slug}"')
-    with open(manifest, "w", encoding="utf-8") as handle:
-        handle.write(text)
-    site_cli("campaign", "import", folder, *opening_args())
+    site_cli("campaign", "import", write_campaign(str(tmp_path / slug), slug=slug, **settings), *opening_args())
 
 
 def test_cheaters_lose_their_tickets_and_place_and_honest_volunteers_keep_theirs(live_server, site_cli, tmp_path,
