@@ -36,6 +36,18 @@ def judge(campaign, pid, now, rng, prefer="A"):
     return answered
 
 
+def a_ahead(make_campaign, **settings):
+    """Systems A, B, C judged by three volunteers who prefer A (the rest at
+    random), the pairs re-planned after each."""
+    campaign = make_campaign(sentences=60, systems=("A", "B", "C"), assignment="sequential", judgments_per_pair=5,
+                             **settings)
+    rng, now = random.Random(2), utcnow()
+    for n in range(1, 4):
+        judge(campaign, _volunteer(campaign, n), now, rng, prefer="A")
+        decisions.refresh(campaign.id, now)
+    return campaign
+
+
 def pair_rows(campaign):
     db.session.expire_all()
     names = {s.id: s.name for s in campaign.systems}
@@ -100,11 +112,7 @@ def test_the_paper_rule_still_fills_the_fullest_sentence_first(app, make_campaig
 def test_the_dashboard_shows_each_pairs_decision_from_the_anytime_test(app, make_campaign):
     from helpers import staff_client
 
-    campaign = make_campaign(sentences=60, systems=("A", "B", "C"), assignment="sequential", judgments_per_pair=5)
-    rng, now = random.Random(2), utcnow()
-    for n in range(1, 4):
-        judge(campaign, _volunteer(campaign, n), now, rng, prefer="A")
-    decisions.refresh(campaign.id, now)
+    campaign = a_ahead(make_campaign)
     page = staff_client(app).get("/organiser/c/test/panel").get_data(as_text=True)
     rows = dict(re.findall(r'<tr data-pair="([^"]+)">(.*?)</tr>', page))
     assert set(rows) == {"A|B", "A|C", "B|C"}
@@ -118,11 +126,7 @@ def test_volunteers_see_the_pairs_decided_and_progress_towards_the_goal(app, mak
     from app.services import leaderboard
     from helpers import register
 
-    campaign = make_campaign(sentences=60, systems=("A", "B", "C"), assignment="sequential", judgments_per_pair=5)
-    rng, now = random.Random(2), utcnow()
-    for n in range(1, 4):
-        judge(campaign, _volunteer(campaign, n), now, rng, prefer="A")
-    decisions.refresh(campaign.id, now)
+    campaign = a_ahead(make_campaign)
     client = app.test_client()
     register(client, username="ane", email="ane@example.org")
     welcome = client.get("/c/test/welcome").get_data(as_text=True)
@@ -158,12 +162,7 @@ def test_a_volunteer_is_told_when_the_campaign_reached_its_goal(app, make_campai
 def test_with_the_goal_top_the_volunteer_is_told_the_best_system_is_decided(app, make_campaign):
     from helpers import register
 
-    campaign = make_campaign(sentences=60, systems=("A", "B", "C"), assignment="sequential", goal="top",
-                             judgments_per_pair=5)
-    rng, now = random.Random(4), utcnow()
-    for n in range(1, 4):
-        judge(campaign, _volunteer(campaign, n), now, rng, prefer="A")
-        decisions.refresh(campaign.id, now)
+    campaign = a_ahead(make_campaign, goal="top")
     rows = pair_rows(campaign)
     assert not any(p.is_open for p in rows.values())
     assert rows[("B", "C")].decided_id is None  # retired undecided: it cannot change the top

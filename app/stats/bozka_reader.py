@@ -10,10 +10,9 @@ intra-annotator agreement only (``agreement.agreement``).
 from __future__ import annotations
 
 import csv
-import json
 
 from .research import COLUMNS as FLAG_OF, FLAG_COLUMNS, REASONS, SKIPPED, left_out
-from .reading import BOOLEANS, Builder, InputError, csv_rows, parse_bool, read_header
+from .reading import BOOLEANS, Builder, InputError, csv_rows, json_object, parse_bool, read_header
 
 BOZKA_COLUMNS = (
     "campaign", "judgment_id", "sentence_id", "system_a", "system_b",
@@ -184,18 +183,12 @@ def load_bozka_jsonl(path, handle, keep, campaign):
     b = Builder(path, "bozka", campaign)
     repeats = []
     first_line = None
-    loads = json.loads
     for line_no, text in enumerate(handle, start=1):
         if not text.strip():
             continue
         if first_line is None:
             first_line = line_no
-        try:
-            obj = loads(text)
-        except ValueError as exc:
-            raise InputError(path, line_no, f"invalid JSON: {exc.msg}") from None
-        if not isinstance(obj, dict):
-            raise InputError(path, line_no, "expected a JSON object")
+        obj = json_object(path, line_no, text)
         if not known.issuperset(obj):
             unknown = sorted(set(obj) - known)[0]
             raise InputError(path, line_no, f"unknown key {unknown!r}")

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .research import COLUMNS as FLAG_OF, FLAG_COLUMNS, REASONS, SKIPPED, kept_reasons, left_out
-from .reading import InputError, bad_utf8_line, csv_rows, open_text, parse_bool, read_header
+from .reading import InputError, bad_utf8_line, csv_rows, json_object, open_text, parse_bool, read_header
 
 __all__ = ["ALL_PAIRS", "DA_COLUMNS", "DA_FORMATS", "KINDS", "DAScores", "detect_da_format",
            "from_da_records", "load_da", "sniff_da"]
@@ -424,12 +424,7 @@ def _load_bozka_jsonl(path, handle, rows):
         if not text.strip():
             continue
         first_line = first_line or line
-        try:
-            obj = json.loads(text)
-        except ValueError as exc:
-            raise InputError(path, line, f"invalid JSON: {exc.msg}") from None
-        if not isinstance(obj, dict):
-            raise InputError(path, line, "expected a JSON object")
+        obj = json_object(path, line, text)
         unknown = sorted(set(obj) - known)
         if unknown:
             raise InputError(path, line, f"unknown key {unknown[0]!r}")

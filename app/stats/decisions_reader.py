@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 
 import numpy as np
 
-from .reading import InputError, csv_rows, read_text
+from .reading import InputError, csv_rows, json_object, read_text
 
 __all__ = ["DECISION_REQUIRED", "read_decisions"]
 
@@ -30,13 +29,7 @@ def _decision_records(path):
         for number, line in enumerate(lines, start=1):
             if not line.strip():
                 continue
-            try:
-                record = json.loads(line)
-            except ValueError as exc:
-                raise InputError(path, number, f"invalid JSON: {exc.msg}") from None
-            if not isinstance(record, dict):
-                raise InputError(path, number, "expected a JSON object")
-            records.append((number, record))
+            records.append((number, json_object(path, number, line)))
         header = set(records[0][1])
     else:
         reader = csv.reader(io.StringIO(text, newline=""), strict=True)

@@ -8,6 +8,7 @@ so that the statistics can run vectorised over a million rows.
 from __future__ import annotations
 
 import csv
+import json
 from array import array
 from dataclasses import dataclass, field
 
@@ -85,6 +86,17 @@ def read_text(path: str) -> str:
             return handle.read()
         except UnicodeDecodeError:
             raise InputError(path, bad_utf8_line(path), "not UTF-8 text") from None
+
+
+def json_object(path: str, line: int, text: str) -> dict:
+    """One JSON Lines record, which must be an object; else an InputError naming the line."""
+    try:
+        record = json.loads(text)
+    except ValueError as exc:
+        raise InputError(path, line, f"invalid JSON: {exc.msg}") from None
+    if not isinstance(record, dict):
+        raise InputError(path, line, "expected a JSON object")
+    return record
 
 
 def csv_rows(path: str, reader):
