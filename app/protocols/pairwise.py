@@ -437,6 +437,7 @@ def dashboard(campaign, volunteers):
     return {
         "pairs": pair_completion(campaign),
         "decisions": overview(campaign),
+        "decision_level": pair_plan.SEQUENTIAL_ALPHA,
         "controls_answered": controls,
         "control_pass_rate": round(100 * (controls - failed) / controls, 2) if controls else None,
         "control_pool_exhausted": volunteers.seen_all,
