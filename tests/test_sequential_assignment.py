@@ -136,7 +136,7 @@ def test_volunteers_see_the_pairs_decided_and_progress_towards_the_goal(app, mak
     assert leaderboard.get(campaign.id).public_payload()["settled"] == (2, 3)
     page = client.get("/c/test/evaluate").get_data(as_text=True)
     assert re.search(r'<progress id="progress-bar" data-goal="pairs" max="3" value="2"', page)
-    assert "comparisons of two systems decided" in page
+    assert "system pairs decided" in page
 
 
 def test_a_volunteer_is_told_when_the_campaign_reached_its_goal(app, make_campaign):

@@ -251,6 +251,12 @@ def check_rows(kind, rows, before, after, started):
     row in the database says."""
     if kind == "volunteers":
         return
+    if kind == "decisions":  # one row per system pair (issue 32), its judgments as the site counts them
+        pairs = {(row["system_a"], row["system_b"]) for row in rows}
+        assert len(pairs) == len(rows) > 0, (kind, rows)
+        counted = lambda answers: sum(not r[3] and not r[4] for r in answers.values())  # noqa: E731
+        assert counted(before) <= sum(int(row["judgments"]) for row in rows) <= counted(after), kind
+        return
     if kind in ("wmt", "wmt-da"):  # no judgment id: valid test judgments (WMT DA keeps its QC items) ...
         valid = [i for i, r in after.items() if not r[3] and (kind == "wmt-da" or not r[4])]
         # ... that count for research: the walk's volunteers answer too few items to be tested (issue 28;
@@ -568,6 +574,10 @@ def walk(browser, site, folder, screenshots):
                     assert analyse(path, RESEARCH[kind], *flagged), (kind, fmt)
                 elif kind == "judgments":  # its one volunteer was dismissed: every judgment is discarded
                     assert analyse(path, RESEARCH[kind], "--include-discarded", "--keep-flagged"), (kind, fmt)
+            if ("decisions", "csv") in mine:  # the final analysis of a sequential campaign (issue 32)
+                report = analyse(mine[("judgments", "csv")], "bozka", "--decisions", mine[("decisions", "csv")],
+                                 *(["--include-discarded", "--keep-flagged"] if slug == URDU else []))
+                assert report["sequential"]["pairs"], slug
         icon = researcher.request.get(f"{site.url}/favicon.ico")  # what a browser asks when a page names no icon
         assert icon.ok and icon.headers["content-type"].startswith("image/")
         visits.add("GET", icon.url, icon.status)
