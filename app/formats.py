@@ -25,3 +25,8 @@ def percent(share, decimals=1):
     if decimals:
         pattern = pattern.replace("0", "0." + "#" * decimals, 1)
     return format_percent(share, pattern)
+
+
+def iso_utc(value):
+    """A stored (naive UTC) time as the exports write it: to the second, with a Z; None stays None."""
+    return value.isoformat(timespec="seconds") + "Z" if value is not None else None

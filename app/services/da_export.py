@@ -7,6 +7,7 @@ writer and the reader cannot drift apart.
 """
 from sqlalchemy import select
 
+from ..formats import iso_utc
 from ..models import DaJudge, Item, Participation, Sentence, User
 from ..stats.da_loader import DA_COLUMNS
 from . import research
@@ -25,10 +26,6 @@ WMT_DA_COLUMNS = ["HITId", "WorkerId", "Input.src", "Input.trg", "Input.item", "
 WMT_TYPES = {SYSTEM: "SYSTEM", "repeat": "REPEAT", "bad_reference": "BAD_REF", "reference": "REF"}
 WMT_ITEMS = {"adequacy": "ad", "fluency": "fl"}  # Input.item, as WMT names its files
 NOT_AVAILABLE = "NA"
-
-
-def _iso(value):
-    return value.isoformat(timespec="seconds") + "Z" if value is not None else None
 
 
 def da_judgment_rows(campaign, engine, counted_only=False):
@@ -86,8 +83,8 @@ def _score_batch(campaign, batch, flags, pseudonyms, counted_only):
             "studies_field": studies_field,
             "source_level": source_level,
             "target_level": target_level,
-            "served_at": _iso(served_at),
-            "answered_at": _iso(answered_at),
+            "served_at": iso_utc(served_at),
+            "answered_at": iso_utc(answered_at),
             "seconds": round(seconds, 3) if seconds is not None else None,
             "discarded": discarded_at is not None,
             "discard_reason": discarded_reason,

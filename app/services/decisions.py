@@ -15,6 +15,7 @@ from functools import lru_cache
 from sqlalchemy import bindparam, func, select, update
 
 from ..extensions import db
+from ..formats import iso_utc
 from ..models import Campaign, PairTotal, utcnow
 from . import pair_plan, reservations
 
@@ -175,8 +176,7 @@ def export_rows(campaign, engine):
             "wins_b": row.wins_b,
             "judgments": row.collected,
             "decided_better": names.get(row.decided_id),  # None (empty in CSV) when undecided
-            # UTC to the second with a Z, as the other exports write times (export._iso)
-            "decided_at": row.decided_at.isoformat(timespec="seconds") + "Z" if row.decided_at else None,
+            "decided_at": iso_utc(row.decided_at),
             "level": pair_plan.SEQUENTIAL_ALPHA,
             "assignment": assignment,
             "goal": goal,

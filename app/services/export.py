@@ -20,6 +20,7 @@ from sqlalchemy.orm import aliased
 
 from .. import protocols
 from ..extensions import db
+from ..formats import iso_utc
 from ..models import Control, Item, Participation, Sentence, Slot, Ticket, User
 from ..stats.bozka_reader import BOZKA_COLUMNS
 from . import da_export, decisions, research
@@ -68,10 +69,6 @@ def source(campaign):
         check_every=campaign.check_every, qc_min_pairs=campaign.qc_min_pairs,
         system_names={system.id: system.name for system in campaign.systems},
     )
-
-
-def _iso(value):
-    return value.isoformat(timespec="seconds") + "Z" if value is not None else None
 
 
 _original = aliased(Item)
@@ -151,8 +148,8 @@ def _judgment_batch(campaign, batch, flags, pseudonyms, kind):
             "studies_field": studies_field,
             "source_level": source_level,
             "target_level": target_level,
-            "served_at": _iso(served_at),
-            "answered_at": _iso(answered_at),
+            "served_at": iso_utc(served_at),
+            "answered_at": iso_utc(answered_at),
             "seconds": round(seconds, 3) if seconds is not None else None,
             "is_control": control_id is not None,
             "control_passed": passed if control_id is not None else None,
@@ -201,12 +198,12 @@ def volunteer_rows(campaign, engine):
             "studies_field": p.studies_field,
             "source_level": p.source_level,
             "target_level": p.target_level,
-            "joined_at": _iso(p.joined_at),
+            "joined_at": iso_utc(p.joined_at),
             "email_confirmed": p.email_confirmed_at is not None,
             "items_answered": p.items_answered,
             "tickets": p.tickets,
             "dismissed": p.dismissed_at is not None,
-            "dismissed_at": _iso(p.dismissed_at),
+            "dismissed_at": iso_utc(p.dismissed_at),
             "dismissed_reason": p.dismissed_reason,
         } | ({"controls_answered": p.controls_answered, "controls_failed": p.controls_failed,
               "controls_seen_all": p.controls_seen_all} if uses_controls
