@@ -60,7 +60,7 @@ HOLD_REASONS = [
     ("same_side", _l("one side far more often than chance")),  # the codes of services/holds.SIGNS
     ("equal", _l("“equal” far more often than the crowd")),
     ("fast", _l("answers faster than reading, in a row")),
-    # DA's early checks (services/da_quality.early_reason), the codes of its live rule.
+    # DA's early checks (protocols/da/quality.early_reason), the codes of its live rule.
     ("bad_references_not_lower", _l("bad references scored no lower than their originals")),
     ("scores_barely_vary", _l("scores barely vary")),
 ]
@@ -77,7 +77,7 @@ EXPORTS = [
 ]
 
 # Why the live rules dismissed a volunteer (Participation.dismissed_reason):
-# the codes of services/quality and services/da_quality. An organiser's own
+# the codes of services/quality and protocols/da/quality. An organiser's own
 # reason is free text and shown as written.
 DISMISSAL_REASONS = [
     ("first_controls_failed", _l("failed one of the first control sentences")),
@@ -104,7 +104,7 @@ def dismissal_kind(reason):
     return reason if by_live_rule(reason) else BY_ORGANISER
 
 
-# The kinds of DA quality-control item (Item.qc_kind, services/da_quality.KINDS).
+# The kinds of DA quality-control item (Item.qc_kind, protocols/da/quality.KINDS).
 QUALITY_KINDS = [
     ("bad_reference", _l("bad reference")),
     ("repeat", _l("repeat")),

@@ -5,7 +5,8 @@ default takes them from WTForms' catalogues, which have no Basque."""
 from flask_babel import get_translations
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
-from wtforms.validators import Length, NumberRange, StopValidation
+from wtforms import RadioField
+from wtforms.validators import DataRequired, Length, NumberRange, StopValidation
 
 # WTForms' own messages that our forms can show, marked here so that
 # `flask translate extract` puts them in our catalogue. Length's are plural
@@ -55,3 +56,20 @@ class Form(FlaskForm):
     class Meta:
         def get_translations(self, form):
             return CatalogueTranslations()
+
+
+# The three answers of a pairwise comparison: the judged item's and the
+# practice item's (both in the volunteer's task).
+ANSWERS = [
+    ("left", _l("The first translation")),
+    ("right", _l("The second translation")),
+    ("equal", _l("Both are of equal quality (only if truly necessary)")),
+]
+
+
+def answer_field():
+    return RadioField(
+        _l("Which translation is better?"),
+        choices=ANSWERS,
+        validators=[DataRequired(_l("Please choose one of the three answers."))],
+    )

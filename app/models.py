@@ -4,6 +4,7 @@ Counters that the hot path needs (judgments per slot and per sentence,
 items answered per volunteer) are maintained in place, so choosing the next
 item is a handful of indexed look-ups and never a scan of all judgments.
 """
+import hashlib
 import secrets
 from datetime import datetime, timezone
 from fractions import Fraction
@@ -45,7 +46,7 @@ class User(UserMixin, db.Model):
     # When the password was last set: every server process looks for recent
     # ones and closes the sockets the old sessions hold (app/socket_accounts.py).
     password_changed_at = db.Column(db.DateTime, index=True)
-    # Part of every session's id (services.security.session_id): a new one
+    # Part of every session's id (User.get_id): a new one
     # at logout and at a new password ends every copy of every session.
     session_token = db.Column(db.String(32))
     # volunteer, organiser (of the campaigns in campaign_organisers),
@@ -86,11 +87,13 @@ class User(UserMixin, db.Model):
         return check_password_hash(self.password_hash, password)
 
     def get_id(self):
-        # The session names the password and the session token too: a new
-        # password or a logout ends every copy (app.services.security.session_id).
-        from .services.security import session_id
-
-        return session_id(self)
+        """What the session and the remember-me cookie store: the id and a
+        digest of the password hash and the session token, so that a new
+        password (a reset after an account was taken over) or a logout (a
+        new token) ends every copy of every session, on every device. Before
+        any logout the token is empty: the digest is the password's alone."""
+        state = self.password_hash + (self.session_token or "")
+        return f"{self.id}:{hashlib.sha256(state.encode()).hexdigest()[:16]}"
 
     @property
     def is_confirmed(self):
@@ -149,7 +152,7 @@ class Campaign(db.Model):
     hold_min_tests = db.Column(db.Integer, nullable=False, default=20)
     hold_alpha = db.Column(db.Float, nullable=False, default=0.00001)
     hold_fast_run = db.Column(db.Integer, nullable=False, default=5)
-    # Direct Assessment (app/protocols/da.py): what is scored, the share of
+    # Direct Assessment (app/protocols/da/protocol.py): what is scored, the share of
     # quality-control items (in 100), how many items after its original one
     # is served at the earliest, and the live rule's thresholds.
     da_dimension = db.Column(db.String(10), nullable=False, default="adequacy", server_default="adequacy")
@@ -228,7 +231,7 @@ class Sentence(db.Model):
         UniqueConstraint("campaign_id", "number"),
         # The next-item query walks this index: open sentences, fullest first.
         Index("ix_sentences_next", "campaign_id", "is_open", text("collected DESC"), "id"),
-        # DA's new sources walk this one: open sentences, emptiest first (protocols/da.py).
+        # DA's new sources walk this one: open sentences, emptiest first (protocols/da/protocol.py).
         Index("ix_sentences_emptiest", "campaign_id", "is_open", "pending", "id"),
     )
     id = db.Column(db.Integer, primary_key=True)
@@ -465,7 +468,7 @@ class Item(db.Model):
         UniqueConstraint("participation_id", "position"),
         # A volunteer never takes the same slot twice. Pairwise serves a
         # source sentence once (services/slots); DA serves several systems'
-        # outputs of one source on purpose (protocols/da.py, issue 28).
+        # outputs of one source on purpose (protocols/da/protocol.py, issue 28).
         Index(
             "uq_items_participation_slot",
             "participation_id",
@@ -496,7 +499,7 @@ class Item(db.Model):
     control_id = db.Column(db.Integer, db.ForeignKey("controls.id"))
     better_left = db.Column(db.Boolean)
     control_reused = db.Column(db.Boolean, nullable=False, default=False)
-    # DA quality-control item: its kind (services/da_quality.KINDS) and the
+    # DA quality-control item: its kind (protocols/da/quality.KINDS) and the
     # volunteer's item it repeats; it shows that item's sentence and system.
     # A pairwise repeat (services/repeats.py) has qc_kind "repeat", no slot,
     # and its original's sentence and systems.
@@ -535,14 +538,14 @@ class Item(db.Model):
 
 class DaJudge(db.Model):
     """A DA volunteer's running sums, moved in each answer's transaction
-    (protocols/da.py), so the live rules, the judge test and the dashboard
+    (protocols/da/protocol.py), so the live rules, the judge test and the dashboard
     read a few rows instead of every score."""
 
     __tablename__ = "da_judges"
     __table_args__ = (Index("ix_da_judges_status", "campaign_id", "status"),)
     participation_id = db.Column(db.Integer, db.ForeignKey("participations.id"), primary_key=True)
     campaign_id = db.Column(db.Integer, db.ForeignKey("campaigns.id"), nullable=False)
-    # The live rules' sums (services/da_quality.Tally): every score and pair.
+    # The live rules' sums (protocols/da/quality.Tally): every score and pair.
     pairs = db.Column(db.Integer, nullable=False, default=0)
     drop_sum = db.Column(db.Integer, nullable=False, default=0)
     suspects = db.Column(db.Integer, nullable=False, default=0)

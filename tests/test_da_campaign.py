@@ -9,7 +9,8 @@ from sqlalchemy import func, select
 
 from app.extensions import db
 from app.models import Campaign, Item, Output, Participation, Slot, Ticket, utcnow
-from app.services import da_quality, evaluation
+from app.services import evaluation
+from app.protocols.da import quality as da_quality
 from app.services.campaign_writer import create_campaign
 from app.services.importer import CampaignFormatError, read_campaign
 from helpers import QUIET_SIGNS, csrf_token, join_directly, register, write_campaign

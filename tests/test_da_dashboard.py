@@ -10,7 +10,8 @@ from sqlalchemy import func, select
 from app import realtime
 from app.extensions import db, socketio
 from app.models import Item, Output, Participation, utcnow
-from app.services import da_export, da_quality, dashboard, evaluation, export
+from app.services import dashboard, evaluation, export
+from app.protocols.da import export as da_export, quality as da_quality
 from app.stats.da import analyse_da
 from app.stats.da_loader import REPEAT, SYSTEM, load_da
 from da_simulation import honest, join, judge, make_da_campaign, optimiser, run, user_id

@@ -15,7 +15,8 @@ from sqlalchemy import func, select
 
 from app.extensions import db
 from app.models import Item, Output, Participation, System, utcnow
-from app.services import answers, da_export, export
+from app.services import answers, export
+from app.protocols.da import export as da_export
 from app.services.pseudonyms import pseudonym
 from app.stats.da import analyse_da, rank_sum_greater
 from app.stats.da_loader import from_da_records, load_da

@@ -1,9 +1,9 @@
-"""The Direct Assessment quality-control rules (app/services/da_quality.py)."""
+"""The Direct Assessment quality-control rules (app/protocols/da/quality.py)."""
 import random
 
 from hypothesis import assume, given, strategies as st
 
-from app.services import da_quality as qc
+from app.protocols.da import quality as qc
 from app.services import degrade
 
 words = st.lists(st.text(alphabet="abcdefgh", min_size=1, max_size=6), min_size=0, max_size=60)

@@ -14,8 +14,9 @@ import sys
 
 from app.extensions import db
 from app.models import Participation, utcnow
-from app.services import da_quality, dashboard, review
-from app.services.export import CONTROL_COLUMNS, DA_VOLUNTEER_COLUMNS
+from app.services import dashboard, review
+from app.protocols.da import quality as da_quality
+from app.services.export import CONTROL_COLUMNS, volunteer_columns
 from app.stats.loader import detect_format
 from da_simulation import honest, join, make_da_campaign, optimiser, run
 from helpers import staff_client
@@ -113,7 +114,8 @@ def test_the_da_volunteers_export_has_das_quality_columns(app, tmp_path):
     export(app, path, "csv")
     with open(path, encoding="utf-8") as handle:
         reader = csv.DictReader(handle)
-        assert reader.fieldnames == DA_VOLUNTEER_COLUMNS
+        assert reader.fieldnames == volunteer_columns(campaign)
+        assert reader.fieldnames[-9:-4] == ["qc_items", "qc_pairs", "qc_mean_drop", "judge_pairs", "judge_status"]
         rows = list(reader)
     assert not set(CONTROL_COLUMNS) & set(rows[0])
     dismissed = next(r for r in rows if r["dismissed"] == "true")

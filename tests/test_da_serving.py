@@ -10,7 +10,8 @@ from sqlalchemy import select
 
 from app.extensions import db
 from app.models import Campaign, Item, System, utcnow
-from app.services import da_quality, evaluation
+from app.services import evaluation
+from app.protocols.da import quality as da_quality
 from app.services.campaign_writer import create_campaign
 from app.services.importer import identical_outputs, read_campaign
 from helpers import QUIET_SIGNS, join_directly, write_campaign

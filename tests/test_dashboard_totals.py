@@ -10,7 +10,9 @@ from sqlalchemy import case, func, select
 
 from app.extensions import db
 from app.models import Campaign, Item, Participation, Sentence, Slot, utcnow
-from app.services import accounts, da_dashboard, dashboard, evaluation, review, totals
+from app.services import accounts, dashboard, evaluation, review, totals
+from app.protocols.pairwise import dashboard as pairwise_dashboard
+from app.protocols.da import dashboard as da_dashboard
 from app.services.campaign_writer import import_in_batches
 from app.services.importer import read_campaign
 from da_simulation import judge, make_da_campaign
@@ -53,7 +55,7 @@ def recount_chart(campaign):
 
 def assert_totals_are_the_rows(campaign):
     db.session.expire_all()
-    assert dashboard.pair_completion(campaign) == recount_pairs(campaign)
+    assert pairwise_dashboard.pair_completion(campaign) == recount_pairs(campaign)
     assert dashboard.sentence_histogram(campaign) == recount_bins(campaign)
     assert dashboard.answer_rate(campaign.id) == recount_chart(campaign)
 
@@ -90,21 +92,21 @@ def test_pairwise_totals_follow_judgments_expiries_and_dismissals(app, make_camp
     assert_totals_are_the_rows(campaign)
     # The expired reservation answered after its slot was filled again: over-collected.
     evaluation.answer(campaign, late, held.token, "left", now, rng)
-    assert sum(row["over"] for row in dashboard.pair_completion(campaign)) == 1
+    assert sum(row["over"] for row in pairwise_dashboard.pair_completion(campaign)) == 1
     assert_totals_are_the_rows(campaign)
     # A dismissal discards the volunteer's judgments: the totals move back.
     busiest = max(people, key=lambda pid: db.session.get(Participation, pid).items_answered)
     review.dismiss(campaign, db.session.get(Participation, busiest), "spam", now)
     db.session.commit()
     assert_totals_are_the_rows(campaign)
-    assert sum(row["collected"] for row in dashboard.pair_completion(campaign)) == \
+    assert sum(row["collected"] for row in pairwise_dashboard.pair_completion(campaign)) == \
         db.session.get(Campaign, campaign.id).collected_judgments
     # The repair writes the same rows.
-    before = (dashboard.pair_completion(campaign), dashboard.sentence_histogram(campaign),
+    before = (pairwise_dashboard.pair_completion(campaign), dashboard.sentence_histogram(campaign),
               dashboard.answer_rate(campaign.id))
     totals.recount(campaign.id)
     db.session.commit()
-    assert (dashboard.pair_completion(campaign), dashboard.sentence_histogram(campaign),
+    assert (pairwise_dashboard.pair_completion(campaign), dashboard.sentence_histogram(campaign),
             dashboard.answer_rate(campaign.id)) == before
 
 

@@ -19,7 +19,7 @@ from app.services import assignment, export, repeats
 from app.services.accounts import join_campaign
 from app.services.format_error import CampaignFormatError
 from app.services.importer import read_campaign
-from app.protocols.pairwise import is_control
+from app.protocols.pairwise.protocol import is_control
 from app.services.quality import volunteer_seed
 from app.stats import agreement, loader, report
 from helpers import QUIET_SIGNS, csrf_token, register, write_campaign

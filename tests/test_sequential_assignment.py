@@ -208,7 +208,7 @@ def test_each_pair_walks_the_sentences_in_an_order_of_its_own():
     else a keen volunteer's seen sentences would lead every pair's walk."""
     from scipy.stats import spearmanr
 
-    from app.protocols.pairwise import scramble
+    from app.protocols.pairwise.protocol import scramble
 
     sentences = range(1, 2001)
     orders = {pair: [scramble(s, *pair) for s in sentences] for pair in ((1, 2), (1, 5), (3, 4), (12, 13))}

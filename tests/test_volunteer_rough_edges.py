@@ -15,7 +15,8 @@ from app.choices import DISMISSAL_REASONS, by_live_rule
 from app.extensions import db
 from app.languages import LANGUAGE_COOKIE, expressed_locale, mail_locale
 from app.models import OutboxMail, Participation, User, utcnow
-from app.services import answers, da_quality, quality, review
+from app.services import answers, quality, review
+from app.protocols.da import quality as da_quality
 from app.services.campaign_writer import create_campaign
 from app.services.importer import read_campaign
 from helpers import QUIET_SIGNS, csrf_token, register, write_campaign

@@ -14,8 +14,9 @@ from sqlalchemy import select
 
 from app.extensions import db
 from app.models import Item, Participation, User, utcnow
-from app.services import da_quality, export, quality, raffle
-from app.services.importer import read_campaign, same_as_reference
+from app.services import export, quality, raffle
+from app.protocols.da import quality as da_quality
+from app.services.importer import read_campaign
 from app.services.pseudonyms import pseudonym
 from app.stats.da import analyse_da
 from app.stats.da_loader import load_da
@@ -40,7 +41,7 @@ def test_a_reference_that_is_a_system_output_is_no_reference_check():
     assert da_quality.reference_check_possible("Good one.", ["Other.", "Another."])
     assert not da_quality.reference_check_possible("Good  one. ", ["Other.", "Good one."])  # spaces aside
     assert not da_quality.reference_check_possible(None, ["Other."])
-    assert same_as_reference(["A b.", "C d."], {"S": ["A b.", "x"], "T": ["y", "z"]}) == [
+    assert da_quality.reference_warnings(["A b.", "C d."], {"S": ["A b.", "x"], "T": ["y", "z"]}) == [
         "1 of 2 references are a system's output (lines 1): those sentences are never shown as reference checks"]
 
 
@@ -137,7 +138,7 @@ def test_da_dashboard_analysis_and_raffle_count_the_same_volunteers(app, tmp_pat
 
     # The judge test runs again for the volunteers who answered since (only them):
     # one who judges like the dropped judge counts while too new to test, then is dropped.
-    from app.services import da_dashboard
+    from app.protocols.da import dashboard as da_dashboard
 
     late = join(campaign, "late")
     run(campaign, late, _dropped_judge(), limit=10, rng=rng)

@@ -10,7 +10,7 @@ from ..services import accounts, outbox, rewards
 from ..services.security import address_hash, authenticate
 from ..services.summary import contribution_summary
 from ..web import campaign_or_404
-from . import bp
+from .blueprint import bp
 from ..languages import LANGUAGE_COOKIE, expressed_locale, language_name, mail_locale
 from .forms import (USERNAME_PROBLEMS, LoginForm, PostForm, RegisterForm, ResetForm, ResetRequestForm,
                     label_levels)

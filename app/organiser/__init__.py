@@ -1,5 +1,3 @@
-from flask import Blueprint
-
-bp = Blueprint("organiser", __name__, url_prefix="/organiser")
-
-from . import admin, views  # noqa: E402,F401
+# The views register their routes on the blueprint as they are imported.
+from . import admin, views  # noqa: F401
+from .blueprint import bp  # noqa: F401

@@ -10,7 +10,7 @@ from ..models import User
 from ..services import organisers
 from ..services.security import audit
 from ..web import role_required
-from . import bp
+from .blueprint import bp
 from .forms import OrganiserForm
 from .views import campaign_or_404
 

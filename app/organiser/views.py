@@ -16,7 +16,7 @@ from ..services import (accounts, announcements, dashboard, export, lifecycle, o
                         reports, review, suspicious)
 from ..services.security import audit
 from ..web import find_campaign, role_required
-from . import bp
+from .blueprint import bp
 from .forms import AccountForm, AnnouncementForm, CommitForm, DismissForm, DrawForm, NotifyForm, StatusForm
 
 STAFF = ("organiser", "researcher")

@@ -1,4 +1,5 @@
-"""Evaluation protocols. Each module says what an item is and how it is
+"""Evaluation protocols, one package each (``pairwise/``, ``da/``). Each
+package's ``protocol`` module says what an item is and how it is
 served, how an answer is read, checked and stored, what a quality-control
 item is and when a volunteer fails, and how the item is shown (its
 template). The shared machinery (assignment, answers, evaluation, exports,
@@ -16,7 +17,8 @@ its ``PANEL`` template, ``review_judgments(participation)`` with its
 ``hold_reason(campaign, participation, item)``: a sign of its own that holds
 the volunteer for review (``hold_reason`` below).
 """
-from . import da, pairwise
+from .da import protocol as da
+from .pairwise import protocol as pairwise
 
 PROTOCOLS = {module.NAME: module for module in (pairwise, da)}
 
@@ -29,6 +31,17 @@ def of(campaign):
 def word_settings():
     """Every protocol's settings whose value is one of a list of words."""
     return {name: words for module in PROTOCOLS.values() for name, words in module.WORDS.items()}
+
+
+def export_kinds():
+    """The exports a protocol adds to the shared ones (``services.export``):
+    {kind: (columns, rows, formats)} from each protocol's ``EXPORT_KINDS``."""
+    return {kind: kind_of for module in PROTOCOLS.values() for kind, kind_of in getattr(module, "EXPORT_KINDS", {}).items()}
+
+
+def writers():
+    """The file formats a protocol adds (``WRITERS``: {format: writer})."""
+    return {fmt: writer for module in PROTOCOLS.values() for fmt, writer in getattr(module, "WRITERS", {}).items()}
 
 
 def hold_reason(campaign, participation, item):

@@ -14,7 +14,7 @@ from .. import protocols
 from ..choices import AGE_GROUPS, DISMISSAL_KINDS, LANGUAGE_LEVELS, STUDIES_FIELDS, STUDIES_LEVELS, dismissal_kind, label
 from ..extensions import db
 from ..models import Item, RaffleCommitment, utcnow
-from . import counting, da_dashboard, leaderboard, quality, raffle, raffle_list, research, totals, volunteer_figures
+from . import counting, leaderboard, quality, raffle, raffle_list, research, totals, volunteer_figures
 from .pseudonyms import pseudonym
 
 CONTRIBUTION_BANDS = [(1, 25), (26, 100), (101, 250), (251, 600), (601, None)]
@@ -161,20 +161,6 @@ def top_contributors(campaign):
     ]
 
 
-def pair_completion(campaign):
-    """Per system pair, in the campaign's order: judgments collected, their
-    target, those beyond their slot's target, and slots with identical outputs."""
-    names = {s.id: s.name for s in campaign.systems}
-    rows = totals.pair_rows(campaign.id)
-    order = {s.id: s.position for s in campaign.systems}
-    rows = sorted(rows, key=lambda r: (order[r[0]], order[r[1]]))
-    return [
-        {"systems": [names[a], names[b]], "collected": int(c or 0), "target": int(t or 0),
-         "over": int(o or 0), "identical": int(i or 0)}
-        for a, b, c, t, o, i in rows
-    ]
-
-
 def sentence_histogram(campaign):
     """Sentences by completeness, in 10% bins (100% = complete)."""
     counts = totals.bin_counts(campaign.id)
@@ -216,4 +202,3 @@ def raffle_tickets(campaign, valid, holders):
 
 def forget(campaign_id=None):
     raffle_list.forget(campaign_id)
-    da_dashboard.forget(campaign_id)

@@ -23,7 +23,7 @@ from ..extensions import db
 from ..formats import iso_utc
 from ..models import Control, Item, Participation, Sentence, Slot, Ticket, User
 from ..stats.bozka_reader import BOZKA_COLUMNS
-from . import da_export, decisions, research
+from . import decisions, research
 from .answered import answered_batches
 from .pseudonyms import pseudonym
 
@@ -36,7 +36,6 @@ _PROFILE_COLUMNS = [
 _STATE_COLUMNS = ["tickets", "dismissed", "dismissed_at", "dismissed_reason"]
 CONTROL_COLUMNS = ["controls_answered", "controls_failed", "controls_seen_all"]
 VOLUNTEER_COLUMNS = _PROFILE_COLUMNS + CONTROL_COLUMNS + _STATE_COLUMNS  # pairwise
-DA_VOLUNTEER_COLUMNS = _PROFILE_COLUMNS + da_export.DA_VOLUNTEER_QUALITY + _STATE_COLUMNS
 WMT_COLUMNS = [
     "system2rank", "segmentId", "system1Id", "system2Number", "system1Number", "trglang",
     "system1rank", "srcIndex", "judgeID", "srclang", "system2Id", "documentId",
@@ -163,13 +162,16 @@ def _judgment_batch(campaign, batch, flags, pseudonyms, kind):
 
 def volunteer_columns(campaign):
     """The volunteers export's columns: the protocol's quality columns
-    (pairwise's controls, DA's quality-control pairs and judge test)."""
-    return VOLUNTEER_COLUMNS if protocols.of(campaign).USES_CONTROLS else DA_VOLUNTEER_COLUMNS
+    (pairwise's controls; another protocol's own, ``VOLUNTEER_QUALITY``)."""
+    protocol = protocols.of(campaign)
+    return (VOLUNTEER_COLUMNS if protocol.USES_CONTROLS
+            else _PROFILE_COLUMNS + protocol.VOLUNTEER_QUALITY + _STATE_COLUMNS)
 
 
 def volunteer_rows(campaign, engine):
-    uses_controls = protocols.of(campaign).USES_CONTROLS
-    quality = {} if uses_controls else da_export.volunteer_quality(campaign, engine)
+    protocol = protocols.of(campaign)
+    uses_controls = protocol.USES_CONTROLS
+    quality_of = None if uses_controls else protocol.volunteer_quality(campaign, engine)
     tickets = aliased(Ticket)
     ticket_count = (
         select(db.func.count(tickets.id))
@@ -206,9 +208,7 @@ def volunteer_rows(campaign, engine):
             "dismissed_at": iso_utc(p.dismissed_at),
             "dismissed_reason": p.dismissed_reason,
         } | ({"controls_answered": p.controls_answered, "controls_failed": p.controls_failed,
-              "controls_seen_all": p.controls_seen_all} if uses_controls
-             # DA counts its quality-control items answered in controls_answered (protocols/da.counters).
-             else {"qc_items": p.controls_answered} | quality.get(p.id, da_export.NO_QUALITY))
+              "controls_seen_all": p.controls_seen_all} if uses_controls else quality_of(p))
 
 
 def wmt_row(row, source_language, target_language):
@@ -258,10 +258,7 @@ EXPORTS = {
     "decisions": Kind(decisions.EXPORT_COLUMNS, decisions.export_rows, ("csv", "jsonl")),
     # WMT's relative-ranking layout is a CSV file (what WMT's tools and scripts/analyse.py read).
     "wmt": Kind(WMT_COLUMNS, wmt_rows, ("csv",)),
-    "da-judgments": Kind(da_export.DA_JUDGMENT_COLUMNS, da_export.da_judgment_rows, ("csv", "jsonl")),
-    # WMT's whitespace-separated layout: tab-separated, quoted system names.
-    "wmt-da": Kind(da_export.WMT_DA_COLUMNS, da_export.wmt_da_rows, ("tsv",)),
-}
+} | {kind: Kind(*kind_of) for kind, kind_of in protocols.export_kinds().items()}
 KINDS = tuple(EXPORTS)
 FORMATS = ("csv", "jsonl", "tsv")
 
@@ -334,7 +331,7 @@ def as_jsonl(columns, records):
     yield "".join(lines)
 
 
-WRITERS = {"csv": as_csv, "jsonl": as_jsonl, "tsv": da_export.as_wmt_table}
+WRITERS = {"csv": as_csv, "jsonl": as_jsonl} | protocols.writers()
 
 
 def stream(campaign, kind, fmt, engine):

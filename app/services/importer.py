@@ -16,7 +16,7 @@ from .. import protocols
 from ..stats.bozka_reader import ANSWER_LABELS  # a system so named would read as an answer
 from .campaign_texts import known_language, language_key, read_in_interface, read_texts, unread_texts
 from .format_error import CampaignFormatError
-from . import da_quality
+from .texts import same_text
 from .leaderboard import TOP
 from .quality import CONTROL_SOURCES, IMPORTED, PLACEMENTS, control_block, is_control_position, pool_warning
 
@@ -419,7 +419,7 @@ def read_campaign(folder, interface_languages=None):
                 "comparisons with their answer); remove the file"
             )
         if references is not None:
-            warnings += same_as_reference(references, outputs)
+            warnings += protocol.reference_warnings(references, outputs)
         warnings += identical_outputs(outputs)
     defaults = {
         "name": _require(data, "name"),
@@ -459,18 +459,6 @@ def _instructions(folder, name):
         raise CampaignFormatError(name, None, "invalid UTF-8") from None
     except OSError as exc:  # a folder, unreadable
         raise CampaignFormatError(name, None, f"instructions file cannot be read: {exc.strerror}") from None
-
-
-def same_as_reference(references, outputs):
-    """A warning naming the lines whose reference is a system's output:
-    those sentences get no reference checks (``da_quality``)."""
-    same = [n for n, reference in enumerate(references, start=1)
-            if not da_quality.reference_check_possible(reference, [lines[n - 1] for lines in outputs.values()])]
-    if not same:
-        return []
-    shown = ", ".join(map(str, same[:10])) + (", ..." if len(same) > 10 else "")
-    return [f"{len(same)} of {len(references)} references are a system's output (lines {shown}): "
-            "those sentences are never shown as reference checks"]
 
 
 def identical_outputs(outputs, shown=3):
@@ -596,13 +584,3 @@ def refuse_campaign_sentences(display, numbered, sources, source_file, why):
             raise CampaignFormatError(
                 display, line, f"the source is line {number} of {source_file}, a sentence of the campaign; {why}"
             )
-
-
-def same_text(text):
-    """A text with its white space normalised, for comparisons."""
-    return " ".join(text.split())
-
-
-def same_output(a, b):
-    """Identical outputs, ignoring differences in white space."""
-    return same_text(a) == same_text(b)

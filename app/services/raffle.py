@@ -19,6 +19,7 @@ from ..models import Campaign, Participation, RaffleCommitment, Ticket, utcnow
 from . import raffle_list
 from .pseudonyms import pseudonym
 from .rewards import latest_tickets_of
+from .schedule import is_closed
 from .raffle_rules import draw_winners, iso, normal_beacon, sha256_hex, tickets_digest  # noqa: F401
 
 
@@ -113,11 +114,6 @@ def public_record(campaign, now=None):
 
 def commitment(campaign):
     return db.session.scalar(select(RaffleCommitment).where(RaffleCommitment.campaign_id == campaign.id))
-
-
-def is_closed(campaign, now):
-    """Closed by the organiser, or past its end: no ticket is won any more."""
-    return campaign.status == "closed" or (campaign.ends_at is not None and now >= campaign.ends_at)
 
 
 def frozen_at(campaign, record, now):

@@ -69,7 +69,7 @@ def flag_values(volunteer, is_control, discarded, too_fast):
 def is_row(item):
     """Whether an answered item is a row of the judgments exports: every
     answer but a quality-control item whose original is not answered yet
-    (DA's bad references served before it; ``protocols/da.py`` pairs them
+    (DA's bad references served before it; ``protocols/da/protocol.py`` pairs them
     later, and they are counted then)."""
     return item.qc_kind is None or item.original_item_id is not None
 

@@ -4,6 +4,7 @@ from sqlalchemy import bindparam, func, insert, select, update
 from ..extensions import db
 from ..database import at_commit, committed, dialect_name, execute
 from ..models import Campaign, Participation, Ticket
+from .schedule import is_closed
 
 
 def earns_ticket(position, raffle_every=10):
@@ -167,8 +168,6 @@ def void_tickets(participation_id, now):
     the raffle's list froze then, and a void after it would change the draw
     (a dismissal after the close keeps the tickets in the frozen list).
     Called on every dismissal, it tells the raffle's list (``list_changed``)."""
-    from .raffle import is_closed  # raffle's rules import nothing of rewards
-
     campaign = db.session.scalar(
         select(Campaign).join(Participation, Participation.campaign_id == Campaign.id)
         .where(Participation.id == participation_id)

@@ -15,3 +15,8 @@ def phase(status, starts_at, ends_at, now):
 
 def phase_of(campaign, now):
     return phase(campaign.status, campaign.starts_at, campaign.ends_at, now)
+
+
+def is_closed(campaign, now):
+    """Closed by the organiser, or past its end: no ticket is won any more."""
+    return phase_of(campaign, now) == ENDED

@@ -48,17 +48,6 @@ def authenticate(user, password):
     return user.check_password(password)
 
 
-def session_id(user):
-    """What the session and the remember-me cookie store for a user: the id
-    and a digest of the password hash and the session token, so that a new
-    password (a reset after an account was taken over) or a logout (a new
-    token) ends every copy of every session, on every device. Before any
-    logout the token is empty: the digest is the password's alone, as before."""
-    state = user.password_hash + (user.session_token or "")
-    digest = hashlib.sha256(state.encode()).hexdigest()[:16]
-    return f"{user.id}:{digest}"
-
-
 def user_from_session_id(value, get_user):
     """The user a session names, or None when the password has changed or
     the account logged out since."""
@@ -66,7 +55,7 @@ def user_from_session_id(value, get_user):
     if not user_id.isdigit() or not digest:
         return None
     user = get_user(int(user_id))
-    if user is None or not hmac.compare_digest(session_id(user), f"{user_id}:{digest}"):
+    if user is None or not hmac.compare_digest(user.get_id(), f"{user_id}:{digest}"):
         return None
     return user
 

@@ -1,5 +1,3 @@
-from flask import Blueprint
-
-bp = Blueprint("volunteer", __name__)
-
-from . import views  # noqa: E402,F401
+# The views register their routes on the blueprint as they are imported.
+from . import views  # noqa: F401
+from .blueprint import bp  # noqa: F401

@@ -6,38 +6,7 @@ from ..choices import REPORT_REASONS
 from ..services import practice
 from wtforms.widgets import HiddenInput
 
-from ..forms import Bounded, Form, at_most
-
-ANSWERS = [
-    ("left", _l("The first translation")),
-    ("right", _l("The second translation")),
-    ("equal", _l("Both are of equal quality (only if truly necessary)")),
-]
-
-
-def _choice():
-    return RadioField(
-        _l("Which translation is better?"),
-        choices=ANSWERS,
-        validators=[DataRequired(_l("Please choose one of the three answers."))],
-    )
-
-
-class JudgmentForm(Form):
-    token = HiddenField(validators=[DataRequired(), at_most(32)])
-    choice = _choice()
-
-
-class ScoreForm(Form):
-    """A Direct Assessment score; without JavaScript the slider is a number box."""
-
-    token = HiddenField(validators=[DataRequired(), at_most(32)])
-    score = IntegerField(
-        validators=[
-            InputRequired(_l("Please move the slider to give a score.")),
-            Bounded(min=0, max=100, message=_l("A score is a whole number from 0 to 100.")),
-        ]
-    )
+from ..forms import Bounded, Form, answer_field, at_most
 
 
 class PracticeForm(Form):
@@ -47,7 +16,7 @@ class PracticeForm(Form):
 
     number = IntegerField(widget=HiddenInput(), validators=[InputRequired(), Bounded(min=1, max=practice.LAST)])
     better = HiddenField(validators=[AnyOf(("left", "right"))])
-    choice = _choice()
+    choice = answer_field()
 
 
 class ReportForm(Form):

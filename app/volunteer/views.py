@@ -16,7 +16,7 @@ from ..services import raffle_rules
 from ..services.raffle_rules import iso
 from ..services.summary import participation_summary
 from ..web import campaign_or_404, participation_of, rng
-from . import bp
+from .blueprint import bp
 from .forms import DismissAnnouncementForm, PracticeForm, ReportForm
 from .texts import tickets_summary
 

@@ -72,7 +72,7 @@ def next_item(sizes, workdir, protocol, volunteers=30, history=40, rounds=10, ba
     from app.services.assignment import serve_next
     from app.services.campaign_writer import create_campaign
     from app.services.importer import read_campaign
-    from app.protocols.pairwise import is_control
+    from app.protocols.pairwise.protocol import is_control
     from app.services.quality import volunteer_seed
 
     now, rng = datetime(2026, 1, 1, 12), random.Random(1)
@@ -150,7 +150,7 @@ def grow(campaign_id, base, size):
             f"AND s.number = (copy.number - 1) % :base + 1 JOIN {copied} t ON t.sentence_id = s.id "
             "WHERE copy.campaign_id = :campaign AND copy.number > :base")
     # The copies' own places in their pairs' random orders, as an import gives them.
-    from app.protocols.pairwise import scramble
+    from app.protocols.pairwise.protocol import scramble
 
     copies = db.session.execute(text(
         "SELECT slots.id, slots.sentence_id, slots.system_a_id, slots.system_b_id FROM slots "

@@ -151,7 +151,7 @@ def build(app, workdir, protocol, sentences, participants, judgments, timed_answ
     from app.models import (Campaign, CampaignOrganiser, Control, Item, Output, Participation, Sentence, Slot,
                             Ticket, User)
     from app.services.campaign_writer import create_campaign
-    from app.services.da_quality import BAD_REFERENCE
+    from app.protocols.da.quality import BAD_REFERENCE
     from app.services.importer import read_campaign
     from app.services.names import email_key, skeleton
     from app.services.quality import volunteer_seed
@@ -330,10 +330,10 @@ def build(app, workdir, protocol, sentences, participants, judgments, timed_answ
 
 
 def fill_da_sums(app, cid):
-    """The DA running sums each answer moves (services/da_sums, where the tree has them), folded from the rows
+    """The DA running sums each answer moves (protocols/da/sums, where the tree has them), folded from the rows
     by the app's own ``recompute_from_database``."""
     try:
-        from app.services import da_sums
+        from app.protocols.da import sums as da_sums
     except ImportError:
         return
     from sqlalchemy import select
@@ -471,7 +471,7 @@ def time_state(app, state, operations, reps):
     from app.extensions import db, socketio
     from app.models import Campaign, Item, Participation
     from app.services import leaderboard, reservations
-    from app.services.da_quality import BAD_REFERENCE
+    from app.protocols.da.quality import BAD_REFERENCE
 
     cid, rng, out = state["campaign_id"], random.Random(2), {}
     volunteers = [Volunteer(app, email, pid, rng) for email, pid in state["timed"]]

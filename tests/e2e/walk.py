@@ -223,7 +223,7 @@ def database(site):
 
 def database_rows(site, slug):
     """{judgment id: (answered_at, choice, score, discarded)} of a campaign's answered items (a DA
-    bad reference served before its original is one once its original is scored: protocols/da.py)."""
+    bad reference served before its original is one once its original is scored: protocols/da/protocol.py)."""
     with database(site) as connection:
         rows = connection.execute(text(
             "SELECT items.id, items.answered_at, items.choice, items.score, items.discarded_at IS NOT NULL, "

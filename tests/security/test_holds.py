@@ -174,7 +174,7 @@ def test_an_answer_after_the_campaign_closed_counts_for_nothing(app, make_campai
 
 def test_every_sign_has_a_label_for_the_organiser():
     from app.choices import HOLD_REASONS
-    from app.services import da_quality
+    from app.protocols.da import quality as da_quality
 
     # Pairwise signs (services/holds), then DA's early checks (da_quality.early_reason).
     signs = list(holds.SIGNS) + [da_quality.NOT_LOWER, da_quality.LOW_VARIATION]

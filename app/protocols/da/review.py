@@ -1,5 +1,5 @@
 """A DA volunteer's scores as the organiser's review page shows them
-(``protocols.da.review_judgments``): each with the translation it showed
+(``protocols.da.protocol.review_judgments``): each with the translation it showed
 and, for a quality-control item, its kind and the original's score; with
 them, the evidence of the quality-control rules (``Evidence``)."""
 from dataclasses import dataclass
@@ -7,10 +7,10 @@ from dataclasses import dataclass
 from sqlalchemy import select
 from sqlalchemy.orm import aliased
 
-from ..extensions import db
-from ..models import DaJudge, Item, Output, Sentence
-from . import da_quality
-from .da_quality import shown_translation
+from ...extensions import db
+from ...models import DaJudge, Item, Output, Sentence
+from . import quality as da_quality
+from .quality import shown_translation
 
 
 @dataclass

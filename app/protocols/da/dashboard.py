@@ -12,9 +12,10 @@ analysis.
 """
 from sqlalchemy import case, func, select
 
-from ..extensions import db
-from ..models import DaJudge, DaJudgeKind, DaJudgeSystem, Participation
-from . import da_quality, totals
+from ...extensions import db
+from ...models import DaJudge, DaJudgeKind, DaJudgeSystem, Participation
+from ...services import totals
+from . import quality as da_quality
 
 LIVE_RULE = (da_quality.NOT_LOWER, da_quality.LOW_VARIATION)
 # Volunteers whose scores count: neither held nor dismissed.
@@ -137,8 +138,3 @@ def summary(campaign, volunteers):
         "settings": {"min_pairs": campaign.qc_min_pairs, "min_spread": campaign.qc_min_spread,
                      "share": campaign.qc_share, "distance": campaign.qc_distance},
     }
-
-
-def forget(campaign_id=None):
-    """Nothing to forget: the figures are read from the sums at each call
-    (kept for ``dashboard.forget``'s callers)."""

@@ -12,11 +12,13 @@ from flask_babel import lazy_gettext as _l
 from sqlalchemy import and_, bindparam, exists, func, insert, select
 from sqlalchemy.orm import aliased
 
-from ..database import execute
-from ..models import Control, Item, Output, Sentence, Slot
-from ..services import decisions, degrade, holds, pair_plan, quality, repeats
-from ..services.pseudonyms import pseudonym
-from ..services.slots import take_pair_slot, take_slot
+from ...database import execute
+from ...models import Control, Item, Output, Sentence, Slot
+from ...services import decisions, degrade, holds, pair_plan, quality, repeats, volunteer_figures
+from . import dashboard as dashboard_panel, review
+from ...services.pseudonyms import pseudonym
+from ...services.slots import take_pair_slot, take_slot
+from ...services.texts import same_output
 
 NAME = "pairwise"
 TEMPLATE = "volunteer/item_pairwise.html"
@@ -50,8 +52,6 @@ def check_settings(settings, has_references):
 def units(sentence_id, outputs, target, settings, rng):
     """The slots of one sentence: every system pair; identical outputs are
     never shown (target 0, a tie by rule)."""
-    from ..services.importer import same_output
-
     slots = []
     for a, b in combinations(outputs, 2):
         identical = same_output(a.text, b.text)
@@ -366,7 +366,7 @@ def parse(data):
 
 
 def form():
-    from ..volunteer.forms import JudgmentForm
+    from .form import JudgmentForm
 
     return JudgmentForm()
 
@@ -429,14 +429,10 @@ def payload(campaign, texts):
 def dashboard(campaign, volunteers):
     """The pairwise part of the dashboard: completion per system pair and the
     control record (``volunteers``: the dashboard's ``volunteer_figures``)."""
-    from ..services.dashboard import pair_completion
-    from ..services.decisions import overview
-    from ..services.volunteer_figures import control_pool_volunteers
-
     controls, failed = volunteers.controls_answered, volunteers.controls_failed
     return {
-        "pairs": pair_completion(campaign),
-        "decisions": overview(campaign),
+        "pairs": dashboard_panel.pair_completion(campaign),
+        "decisions": decisions.overview(campaign),
         "decision_level": pair_plan.SEQUENTIAL_ALPHA,
         "controls_answered": controls,
         "control_pass_rate": round(100 * (controls - failed) / controls, 2) if controls else None,
@@ -444,13 +440,11 @@ def dashboard(campaign, volunteers):
         # Who has seen every control (organisers see usernames, researchers pseudonyms).
         "control_pool_volunteers": [
             {"username": username, "volunteer": pseudonym(campaign, user_id)}
-            for username, user_id in control_pool_volunteers(campaign.id)
+            for username, user_id in volunteer_figures.control_pool_volunteers(campaign.id)
         ],
     }
 
 
 def review_judgments(participation):
     """The volunteer's answered items as the organiser's page shows them."""
-    from ..services.review import judgments_of
-
-    return judgments_of(participation)
+    return review.judgments_of(participation)

@@ -7,15 +7,15 @@ writer and the reader cannot drift apart.
 """
 from sqlalchemy import select
 
-from ..formats import iso_utc
-from ..models import DaJudge, Item, Participation, Sentence, User
-from ..stats.da_loader import DA_COLUMNS
-from . import research
-from .answered import answered_batches
-from .pseudonyms import pseudonym
+from ...formats import iso_utc
+from ...models import DaJudge, Item, Participation, Sentence, User
+from ...stats.da_loader import DA_COLUMNS
+from ...services import research
+from ...services.answered import answered_batches
+from ...services.pseudonyms import pseudonym
 
 CHUNK = 500  # rows per chunk written (as export.CHUNK)
-SYSTEM = "system"  # the kind of a test item (da_quality.KINDS are the others)
+SYSTEM = "system"  # the kind of a test item (quality.KINDS are the others)
 DA_JUDGMENT_COLUMNS = list(DA_COLUMNS)
 # The volunteers export's quality columns in a DA campaign, in place of
 # pairwise's control columns (docs/export-format.md).
@@ -44,7 +44,7 @@ def da_judgment_rows(campaign, engine, counted_only=False):
         .join(User, User.id == Participation.user_id)
         .join(Sentence, Sentence.id == Item.sentence_id)
         .where(Item.campaign_id == campaign.id, Item.answered_at.is_not(None),
-               # a bad reference served first counts once its original is scored (protocols/da.py)
+               # a bad reference served first counts once its original is scored (protocols/da/protocol.py)
                Item.qc_kind.is_(None) | Item.original_item_id.is_not(None))
     )
     if counted_only:
@@ -139,3 +139,11 @@ def volunteer_quality(campaign, engine):
 
 
 NO_QUALITY = {"qc_pairs": 0, "qc_mean_drop": None, "judge_pairs": 0, "judge_status": "untested"}
+
+
+def volunteer_quality_of(campaign, engine):
+    """A volunteer row's ``DA_VOLUNTEER_QUALITY`` values, for the volunteers
+    export; DA counts its quality-control items answered in
+    ``controls_answered`` (``protocol.counters``)."""
+    quality = volunteer_quality(campaign, engine)
+    return lambda row: {"qc_items": row.controls_answered} | quality.get(row.id, NO_QUALITY)

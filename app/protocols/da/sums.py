@@ -10,9 +10,9 @@ when the sums are read, not here.
 """
 from sqlalchemy import select
 
-from ..extensions import db
-from ..models import DaJudge, DaJudgeKind, DaJudgeSystem, Item
-from . import da_quality
+from ...extensions import db
+from ...models import DaJudge, DaJudgeKind, DaJudgeSystem, Item
+from . import quality as da_quality
 
 RESEARCH_SUMS = ("counted", "counted_sum", "counted_squares", "tested_pairs", "diff_sum", "diff_squares")
 

@@ -2,7 +2,7 @@
 scored 0-100 on a slider, for adequacy (against the source, or a reference
 in monolingual campaigns) or fluency (the translation alone).
 
-Quality control, from the campaign's own outputs (``services.da_quality``):
+Quality control, from the campaign's own outputs (``protocols.da.quality``):
 some items after an original the volunteer scored, the same volunteer gets
 a bad reference of it, an exact repeat, or the reference as a translation.
 The live rule dismisses only clear aggressive optimisers.
@@ -11,11 +11,12 @@ from flask_babel import lazy_gettext as _l
 from sqlalchemy import bindparam, case, exists, select, update
 from sqlalchemy.orm import aliased
 
-from ..database import execute
-from ..models import Item, Output, Sentence, Slot
-from ..services import da_dashboard, da_quality, da_review, da_sums, quality, research
-from ..services.counters import set_counters
-from ..services.slots import choose_slot, take_slot, take_slot_in
+from ...database import execute
+from ...models import Item, Output, Sentence, Slot
+from ...services import quality, research
+from . import dashboard as da_dashboard, export as da_export, quality as da_quality, review as da_review, sums as da_sums
+from ...services.counters import set_counters
+from ...services.slots import choose_slot, take_slot, take_slot_in
 
 NAME = "da"
 TEMPLATE = "volunteer/item_da.html"
@@ -36,6 +37,16 @@ WORDS = {"da_dimension": DIMENSIONS, "da_context": CONTEXTS}
 LIVE_SETTINGS = ("qc_min_pairs", "qc_min_spread")  # the live rule's thresholds
 # What the organisers' pages show and offer (services/export.py, dashboard.py, review.py).
 EXPORTS = ("da-judgments", "wmt-da", "volunteers")
+# The exports only DA has, {kind: (columns, rows, formats)}: services.export adds them.
+EXPORT_KINDS = {
+    "da-judgments": (da_export.DA_JUDGMENT_COLUMNS, da_export.da_judgment_rows, ("csv", "jsonl")),
+    # WMT's whitespace-separated layout: tab-separated, quoted system names.
+    "wmt-da": (da_export.WMT_DA_COLUMNS, da_export.wmt_da_rows, ("tsv",)),
+}
+WRITERS = {"tsv": da_export.as_wmt_table}
+# The volunteers export's quality columns, in place of pairwise's control columns.
+VOLUNTEER_QUALITY = da_export.DA_VOLUNTEER_QUALITY
+volunteer_quality = da_export.volunteer_quality_of
 PANEL = "organiser/_panel_da.html"
 REVIEW = "organiser/_review_da.html"
 SIGNS = ("fast",)  # no sides, no "equal": only the reading floor's sign applies
@@ -367,7 +378,7 @@ def parse(data):
 
 
 def form():
-    from ..volunteer.forms import ScoreForm
+    from .form import ScoreForm
 
     return ScoreForm()
 
@@ -464,3 +475,6 @@ dropped_condition = da_dashboard.dropped_condition
 
 
 review_judgments = da_review.judgments_of
+
+# The importer's warning about references that are a system's output.
+reference_warnings = da_quality.reference_warnings

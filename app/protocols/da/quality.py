@@ -11,9 +11,10 @@ from fractions import Fraction
 
 from scipy.stats import t as t_distribution
 
-from ..stats.da_quality import DEFAULT_TEST, THRESHOLD, min_pairs_for
-from . import degrade
-from .quality import digest
+from ...stats.da_quality import DEFAULT_TEST, THRESHOLD, min_pairs_for
+from ...services import degrade
+from ...services.quality import digest
+from ...services.texts import same_output
 
 BAD_REFERENCE = "bad_reference"
 REPEAT = "repeat"
@@ -91,8 +92,19 @@ def reference_check_possible(reference, outputs):
     """Whether a sentence's reference may be shown as a reference check:
     there is one and it is none of the sentence's system ``outputs`` (spaces
     aside), or the "reference" would be a system's translation."""
-    same = " ".join((reference or "").split())
-    return reference is not None and all(" ".join(text.split()) != same for text in outputs)
+    return reference is not None and not any(same_output(reference, text) for text in outputs)
+
+
+def reference_warnings(references, outputs):
+    """The importer's warning naming the lines whose reference is a
+    system's output: those sentences get no reference checks."""
+    same = [n for n, reference in enumerate(references, start=1)
+            if not reference_check_possible(reference, [lines[n - 1] for lines in outputs.values()])]
+    if not same:
+        return []
+    shown = ", ".join(map(str, same[:10])) + (", ..." if len(same) > 10 else "")
+    return [f"{len(same)} of {len(references)} references are a system's output (lines {shown}): "
+            "those sentences are never shown as reference checks"]
 
 
 def due_original(position, originals, distance):
@@ -196,7 +208,7 @@ def early_verdict(sums, min_spread):
 
 
 # The running sums of both rules: what an answer changes in a volunteer's
-# ``DaJudge`` row (protocols/da.py), so that the rules read one row, not
+# ``DaJudge`` row (protocols/da/protocol.py), so that the rules read one row, not
 # every score.
 LIVE_SUMS = ("pairs", "drop_sum", "suspects", "informative", "copied_first", "scores", "score_sum", "score_squares",
              "first_scores", "first_sum", "first_squares")
