@@ -11,8 +11,8 @@ from app import realtime
 from app.extensions import db, socketio
 from app.models import Item, Output, Participation, utcnow
 from app.services import da_export, da_quality, dashboard, evaluation, export
-from app.stats.da import analyse_da
-from app.stats.da_loader import REPEAT, SYSTEM, load_da
+from app.stats.da.analysis import analyse_da
+from app.stats.da.loader import REPEAT, SYSTEM, load_da
 from da_simulation import honest, join, judge, make_da_campaign, optimiser, run, user_id
 from helpers import staff_client
 

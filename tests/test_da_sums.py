@@ -12,8 +12,8 @@ from sqlalchemy.orm import aliased
 from app.extensions import db
 from app.models import DaJudge, DaJudgeKind, DaJudgeSystem, Item, Participation, utcnow
 from app.services import da_dashboard, da_quality, da_sums, evaluation, review
-from app.stats.da_loader import from_da_records
-from app.stats.da_quality import judge_quality
+from app.stats.da.loader import from_da_records
+from app.stats.da.quality import judge_quality
 from da_simulation import honest, join, make_da_campaign, optimiser
 
 

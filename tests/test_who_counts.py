@@ -17,8 +17,8 @@ from app.models import Item, Participation, User, utcnow
 from app.services import da_quality, export, quality, raffle
 from app.services.importer import read_campaign, same_as_reference
 from app.services.pseudonyms import pseudonym
-from app.stats.da import analyse_da
-from app.stats.da_loader import load_da
+from app.stats.da.analysis import analyse_da
+from app.stats.da.loader import load_da
 from da_simulation import honest, join, make_da_campaign, run
 from helpers import csrf_token, register, staff_client
 
