@@ -12,8 +12,8 @@ from app.extensions import db, socketio
 from app.models import Item, Output, Participation, utcnow
 from app.services import dashboard, evaluation, export
 from app.protocols.da import export as da_export, quality as da_quality
-from app.stats.da import analyse_da
-from app.stats.da_loader import REPEAT, SYSTEM, load_da
+from app.stats.da.analysis import analyse_da
+from app.stats.da.loader import REPEAT, SYSTEM, load_da
 from da_simulation import honest, join, judge, make_da_campaign, optimiser, run, user_id
 from helpers import staff_client
 

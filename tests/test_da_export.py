@@ -18,8 +18,8 @@ from app.models import Item, Output, Participation, System, utcnow
 from app.services import answers, export
 from app.protocols.da import export as da_export
 from app.services.pseudonyms import pseudonym
-from app.stats.da import analyse_da, rank_sum_greater
-from app.stats.da_loader import from_da_records, load_da
+from app.stats.da.analysis import analyse_da, rank_sum_greater
+from app.stats.da.loader import from_da_records, load_da
 from da_simulation import database_records, judge, join, make_da_campaign, run, user_id
 from helpers import staff_client
 

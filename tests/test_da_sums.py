@@ -13,8 +13,8 @@ from app.extensions import db
 from app.models import DaJudge, DaJudgeKind, DaJudgeSystem, Item, Participation, utcnow
 from app.services import evaluation, review
 from app.protocols.da import dashboard as da_dashboard, quality as da_quality, sums as da_sums
-from app.stats.da_loader import from_da_records
-from app.stats.da_quality import judge_quality
+from app.stats.da.loader import from_da_records
+from app.stats.da.quality import judge_quality
 from da_simulation import honest, join, make_da_campaign, optimiser
 
 

@@ -18,8 +18,8 @@ from app.services import export, quality, raffle
 from app.protocols.da import quality as da_quality
 from app.services.importer import read_campaign
 from app.services.pseudonyms import pseudonym
-from app.stats.da import analyse_da
-from app.stats.da_loader import load_da
+from app.stats.da.analysis import analyse_da
+from app.stats.da.loader import load_da
 from da_simulation import honest, join, make_da_campaign, run
 from helpers import csrf_token, register, staff_client
 

@@ -1,5 +1,8 @@
 """Command line of ``scripts/analyse.py``.
 
+Input of another protocol (``app.stats.formats``: DA, ESA) is handed to
+that protocol's command line.
+
 Exit status: 0 on success, 2 on bad input or bad arguments (with a one-line
 ``analyse: FILE:LINE: message`` on stderr), 1 when an output file cannot be
 written.  Nothing is written unless the whole input was read.
@@ -8,47 +11,23 @@ written.  Nothing is written unless the whole input was read.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import sys
 
+from . import formats
 from .analysis import analyse
+from .arguments import alpha_level, emit, non_negative, positive, say
 from .bradley_terry import TIE_MODELS
 from .decisions_reader import read_decisions
 from .loader import InputError, filter_judges, load, unknown_judges
 from .ordering import ORDERINGS, rank_ordering
-from .report import printable
 
-__all__ = ["build_parser", "main"]
+__all__ = ["build_parser", "main", "protocol_for"]
 
 #: runs behind an --ordering's rank ranges: 100 TrueSkill runs take about 20 s
 #: on WMT13 fr-en (102,000 judgments); Expected Wins resamples are cheap.
 DEFAULT_RUNS = {"trueskill": 100, "expected-wins": 1000}
-
-
-def alpha_level(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not 0.0 < value < 1.0:
-        raise argparse.ArgumentTypeError("must be between 0 and 1")
-    return value
-
-
-def non_negative(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError("must not be negative")
-    return value
-
-
-def positive(text: str) -> int:
-    value = non_negative(text)
-    if value == 0:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return value
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -59,7 +38,8 @@ def build_parser() -> argparse.ArgumentParser:
                     "MT judgments (Bozka export or WMT/Appraise CSV). "
                     "Direct Assessment files (Bozka's da-judgments export, "
                     "WMT's DA files: --format wmt-da) are detected and have "
-                    "options of their own (analyse DA-FILE --help). "
+                    "options of their own (analyse DA-FILE --help), as do "
+                    "Error Span Annotation files (--format wmt24-esa|bozka-esa). "
                     "See docs/analysis.md.")
     p.add_argument("input", metavar="INPUT",
                    help="Bozka export (CSV or JSON Lines) or WMT/Appraise CSV")
@@ -159,9 +139,9 @@ def _load(args):
 
 
 def main(argv=None) -> int:
-    from . import da_cli
-    if da_cli.wants_da(argv):   # Direct Assessment input: its own options and analysis
-        return da_cli.main(argv)
+    protocol = protocol_for(argv)
+    if protocol is not None:   # DA or ESA input: its own options and analysis
+        return protocol.main(argv)
     args = build_parser().parse_args(argv)
     try:
         data = _load(args)
@@ -201,30 +181,25 @@ def main(argv=None) -> int:
     return emit(result, args, report.text_report, report.write_csv, plots)
 
 
-def emit(result, args, text_report, write_csv, write_plots) -> int:
-    """Print the report unless ``--quiet`` and write the ``--json``,
-    ``--csv`` and ``--plots`` outputs; 1 when one cannot be written."""
-    from . import report
-
-    if not args.quiet:
-        sys.stdout.write(text_report(result))
-    target = None
+def protocol_for(argv=None):
+    """The protocol (``app.stats.formats``) whose command line reads this
+    input: the one of ``--format``, or, without it, the one that recognises
+    the input file; None for pairwise input."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    own = argparse.ArgumentParser(add_help=False)   # --format and the protocols' values
+    own.add_argument("--format")
+    for option in formats.value_options():
+        own.add_argument(option)
+    known, rest = own.parse_known_args(argv)
+    if known.format is not None:
+        return formats.by_format(known.format)
+    # the pairwise parser knows which of its options take a value, so it finds
+    # INPUT; its errors are left for the real parse to show, --help for the protocol's
+    quiet = io.StringIO()
     try:
-        if args.json:
-            target = args.json
-            report.write_json(result, args.json)
-        if args.csv:
-            target = args.csv
-            write_csv(result, args.csv)
-        if args.plots:
-            target = args.plots
-            write_plots(result, args.plots)
-    except OSError as exc:
-        say(f"cannot write {target}: {exc.strerror or exc}")
-        return 1
-    return 0
-
-
-def say(message: str) -> None:
-    """One line on stderr; names in it cannot drive the terminal."""
-    print(f"analyse: {printable(message)}", file=sys.stderr)
+        with contextlib.redirect_stderr(quiet), contextlib.redirect_stdout(quiet):
+            args = build_parser().parse_known_args(
+                [a for a in rest if a not in ("-h", "--help")])[0]
+    except SystemExit:
+        return None
+    return formats.by_file(args.input)

@@ -81,8 +81,8 @@ def measure_da(rows, rounds, n_systems=10, n_sentences=20_000, n_judges=2_000, s
     """DA analysis times on synthetic system scores, printed."""
     import numpy as np
 
-    from app.stats.da import analyse_da
-    from app.stats.da_loader import DAScores
+    from app.stats.da.analysis import analyse_da
+    from app.stats.da.loader import DAScores
 
     rng = np.random.default_rng(seed)
     judge = rng.integers(0, n_judges, rows)

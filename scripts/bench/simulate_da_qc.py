@@ -7,7 +7,7 @@ honest judges at most 5 % dropped; docs/analysis.md).
         [--pairs 2 16]
 
 Each simulated judge scores n bad references and their originals (0-100
-integers) and goes through app.stats.da_quality.paired_test, both tests.
+integers) and goes through app.stats.da.quality.paired_test, both tests.
 
 * Honest judge: an original's quality q ~ U(40, 100) (modern systems score
   high: WMT21 hi-bn's system means are 73-95); the judge's score is q plus
@@ -28,7 +28,7 @@ import numpy as np
 
 from harness import table
 
-from app.stats.da_quality import THRESHOLD, paired_test
+from app.stats.da.quality import THRESHOLD, paired_test
 
 MODELS = (30, 20, 40)        # mean drop m of the honest judges; the first is the central one
 

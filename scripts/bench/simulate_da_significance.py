@@ -12,7 +12,7 @@ A score is 70 + the sentence's difficulty (sd 10) + the judge's leniency
 (sd 10) + the judge's taste for the system (sd --taste) + noise (sd 15),
 cut to 0-100 and rounded: no system is better than another, so every
 significant pair is spurious.  Each campaign goes through the real
-analysis (app.stats.da.analyse_da, defaults but the interval).
+analysis (app.stats.da.analysis.analyse_da, defaults but the interval).
 """
 import argparse
 import time
@@ -22,8 +22,8 @@ from scipy import stats
 
 from harness import table
 
-from app.stats.da import analyse_da
-from app.stats.da_loader import DAScores
+from app.stats.da.analysis import analyse_da
+from app.stats.da.loader import DAScores
 
 SYSTEMS = [f"system-{i}" for i in range(8)]
 

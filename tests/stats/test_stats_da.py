@@ -7,10 +7,11 @@ import numpy as np
 import pytest
 from scipy.stats import mannwhitneyu, ttest_rel
 
-from app.stats import analyse_da, da_report
-from app.stats.da import rank_sum_greater, standardise, wmt_clusters
-from app.stats.da_loader import from_da_records
-from app.stats.da_plots import write_da_plots
+from app.stats import analyse_da
+from app.stats.da import report as da_report
+from app.stats.da.analysis import rank_sum_greater, standardise, wmt_clusters
+from app.stats.da.loader import from_da_records
+from app.stats.da.plots import write_da_plots
 
 
 def simulate(seed, quality, judges, sentences=80, share=None):

@@ -9,12 +9,17 @@ import sys
 import numpy as np
 import pytest
 
-from app.stats.cli import main
-from app.stats.da_cli import wants_da
+from app.stats.cli import main, protocol_for
 from da_helpers import da_row, write_da_csv
 from stats_helpers import ROOT
 
 SCRIPT = os.path.join(ROOT, "scripts", "analyse.py")
+
+
+def wants_da(argv):
+    """True when the command line hands these arguments to DA's."""
+    protocol = protocol_for(argv)
+    return protocol is not None and protocol.NAME == "da"
 
 
 def campaign(tmp_path, seed=1):
@@ -117,7 +122,7 @@ def test_wants_da(tmp_path, bozka_csv, capsys):
 
 
 def test_da_modules_are_flask_and_matplotlib_free():
-    code = ("import sys, app.stats.da_cli, app.stats.da_report, app.stats.da; "
+    code = ("import sys, app.stats.da.cli, app.stats.da.report, app.stats.da; "
             "bad = [m for m in ('flask', 'matplotlib') if m in sys.modules]; "
             "print(bad); sys.exit(1 if bad else 0)")
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT,

@@ -1,4 +1,4 @@
-"""DA judge quality control (app/stats/da_quality.py): WMT's paired t-test,
+"""DA judge quality control (app/stats/da/quality.py): WMT's paired t-test,
 Graham et al.'s signed-rank test, the minimum-pairs rule and the table."""
 import json
 import math
@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 from scipy.stats import ttest_rel, wilcoxon
 
-from app.stats import da_report
-from app.stats.da import analyse_da
-from app.stats.da_loader import from_da_records, load_da
-from app.stats.da_quality import DEFAULT_MIN_PAIRS, judge_quality, min_pairs_for, paired_test, smallest_passing
+from app.stats.da import report as da_report
+from app.stats.da.analysis import analyse_da
+from app.stats.da.loader import from_da_records, load_da
+from app.stats.da.quality import DEFAULT_MIN_PAIRS, judge_quality, min_pairs_for, paired_test, smallest_passing
 
 
 # --------------------------------------------------------------------------
@@ -169,7 +169,7 @@ def test_a_worker_is_tested_on_every_language_pair_of_the_file(tmp_path):
                 lines.append(f"H{src}\tW1\t{src}\ten ad 1\t\"{src}.{n % 2}\" {n} {kind}\t{src}-en-{n}\t{score}\t0")
     path = tmp_path / "xx-en.ad-latest.tsv"
     path.write_text("\n".join(lines) + "\n")
-    from app.stats.da_cli import main
+    from app.stats.da.cli import main
 
     out = tmp_path / "cs.json"
     assert main([str(path), "--pair", "cs-en", "--bootstrap", "0", "--quiet", "--json", str(out)]) == 0

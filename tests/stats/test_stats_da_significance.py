@@ -6,10 +6,10 @@ import pytest
 from scipy.stats import mannwhitneyu
 
 from app.stats import analyse_da
-from app.stats.da import DIGITS, rank_sum_greater, segment_scores
-from app.stats.da_cli import main
-from app.stats.da_loader import DAScores, from_da_records
-from app.stats.da_significance import holm_matrix, judge_bootstrap, wins, wmt_clusters
+from app.stats.da.analysis import DIGITS, rank_sum_greater, segment_scores
+from app.stats.da.cli import main
+from app.stats.da.loader import DAScores, from_da_records
+from app.stats.da.significance import holm_matrix, judge_bootstrap, wins, wmt_clusters
 from app.stats.winners import holm
 
 

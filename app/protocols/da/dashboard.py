@@ -4,7 +4,7 @@ a few rows per volunteer, never every score.
 
 The sums count the scores that count for research (``services/research.py``:
 not too fast, volunteers neither held nor dismissed) and the analysis's
-judge test (``stats.da_quality``) leaves out the judges it fails, as
+judge test (``stats.da.quality``) leaves out the judges it fails, as
 ``scripts/analyse.py`` does. The system figures are means over scores, with
 each judge's z from their own mean and standard deviation; the analysis
 averages per segment first, so its exact figures are in the export and the

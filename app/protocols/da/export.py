@@ -2,14 +2,14 @@
 ``da-judgments``, what ``scripts/analyse.py`` reads as ``bozka-da``, and
 ``wmt-da``, WMT's published layout, which WMT's scripts and ours read.
 
-The column names are the analysis's own (``app.stats.da_loader``), so the
+The column names are the analysis's own (``app.stats.da.loader``), so the
 writer and the reader cannot drift apart.
 """
 from sqlalchemy import select
 
 from ...formats import iso_utc
 from ...models import DaJudge, Item, Participation, Sentence, User
-from ...stats.da_loader import DA_COLUMNS
+from ...stats.da.loader import DA_COLUMNS
 from ...services import research
 from ...services.answered import answered_batches
 from ...services.pseudonyms import pseudonym

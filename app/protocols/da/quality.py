@@ -11,7 +11,7 @@ from fractions import Fraction
 
 from scipy.stats import t as t_distribution
 
-from ...stats.da_quality import DEFAULT_TEST, THRESHOLD, min_pairs_for
+from ...stats.da.quality import DEFAULT_TEST, THRESHOLD, min_pairs_for
 from ...services import degrade
 from ...services.quality import digest
 from ...services.texts import same_output
@@ -264,14 +264,14 @@ def tally(bad_pairs, scores):
     return sums
 
 
-# The analysis's judge test (``stats.da_quality``: WMT's one-sided paired
+# The analysis's judge test (``stats.da.quality``: WMT's one-sided paired
 # t-test), from a judge's running sums of the differences bad - original.
 RELIABLE, UNRELIABLE, UNTESTED = "reliable", "unreliable", "untested"
 
 
 def judge_status(pairs, diff_sum, diff_squares):
     """The judge test's verdict on ``pairs`` differences with these sums,
-    as ``stats.da_quality.judge_quality`` gives it on the pairs themselves."""
+    as ``stats.da.quality.judge_quality`` gives it on the pairs themselves."""
     if DEFAULT_TEST != "t":
         raise NotImplementedError("the running sums serve the paired t-test only")
     if pairs < min_pairs_for(DEFAULT_TEST):

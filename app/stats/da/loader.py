@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .research import COLUMNS as FLAG_OF, FLAG_COLUMNS, REASONS, SKIPPED, kept_reasons, left_out
-from .reading import InputError, bad_utf8_line, csv_rows, json_object, open_text, parse_bool, read_header
+from ..research import COLUMNS as FLAG_OF, FLAG_COLUMNS, REASONS, SKIPPED, kept_reasons, left_out
+from ..reading import InputError, bad_utf8_line, csv_rows, json_object, open_text, parse_bool, read_header
 
 __all__ = ["ALL_PAIRS", "DA_COLUMNS", "DA_FORMATS", "KINDS", "DAScores", "detect_da_format",
            "from_da_records", "load_da", "sniff_da"]

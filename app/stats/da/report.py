@@ -1,6 +1,6 @@
 """Presenting a DA analysis: terminal tables and CSV files.
 
-All functions take the dict returned by :func:`app.stats.da.analyse_da`;
+All functions take the dict returned by :func:`app.stats.da.analysis.analyse_da`;
 JSON is written by :func:`app.stats.report.write_json` as for pairwise.
 """
 
@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import os
 
-from .report import fmt_num, fmt_p, printable, table, write_tables
-from .research import FLAGGED
+from ..report import fmt_num, fmt_p, printable, table, write_tables
+from ..research import FLAGGED
 
 __all__ = ["significance", "stars", "text_report", "write_csv"]
 

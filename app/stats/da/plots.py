@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import os
 
-from .da_report import significance
-from .plots import COLOURS, pyplot, save_figure
+from .report import significance
+from ..plots import COLOURS, pyplot, save_figure
 
 __all__ = ["write_da_plots"]
 

@@ -1,5 +1,5 @@
 """Command line for Direct Assessment input; ``app.stats.cli.main`` hands
-over to :func:`main` when :func:`wants_da` says the input is DA.
+over to :func:`main` when ``app.stats.formats`` says the input is DA.
 
     python scripts/analyse.py INPUT [--format wmt-da|bozka-da] [--json FILE]
         [--csv DIR] [--plots DIR] [--alpha 0.05] [--pair SRC-TRG]
@@ -14,40 +14,15 @@ arguments, 1 when an output file cannot be written.
 from __future__ import annotations
 
 import argparse
-import contextlib
-import io
-import sys
 
-from . import cli
-from .da import analyse_da
-from .da_significance import CLUSTER_RULES
-from .da_loader import ALL_PAIRS, DA_FORMATS, load_da, sniff_da
-from .da_quality import DEFAULT_MIN_PAIRS, DEFAULT_TEST, TESTS
-from .loader import InputError
+from ..arguments import alpha_level, emit, non_negative, say
+from ..loader import InputError
+from .analysis import analyse_da
+from .loader import ALL_PAIRS, DA_FORMATS, load_da
+from .quality import DEFAULT_MIN_PAIRS, DEFAULT_TEST, TESTS
+from .significance import CLUSTER_RULES
 
-__all__ = ["build_da_parser", "main", "wants_da"]
-
-
-def wants_da(argv=None) -> bool:
-    """True when ``--format`` names a DA format, or, without ``--format``,
-    when the input file's header is a DA one."""
-    argv = sys.argv[1:] if argv is None else list(argv)
-    own = argparse.ArgumentParser(add_help=False)   # --format and DA-only values
-    own.add_argument("--format")
-    own.add_argument("--pair")
-    known, rest = own.parse_known_args(argv)
-    if known.format is not None:
-        return known.format in DA_FORMATS
-    # the pairwise parser knows which of its options take a value, so it finds
-    # INPUT; its errors are left for the real parse to show, --help for DA's
-    quiet = io.StringIO()
-    try:
-        with contextlib.redirect_stderr(quiet), contextlib.redirect_stdout(quiet):
-            args = cli.build_parser().parse_known_args(
-                [a for a in rest if a not in ("-h", "--help")])[0]
-    except SystemExit:
-        return False
-    return sniff_da(args.input) is not None
+__all__ = ["build_da_parser", "main"]
 
 
 def build_da_parser() -> argparse.ArgumentParser:
@@ -64,7 +39,7 @@ def build_da_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", metavar="FILE", help="write every figure as JSON")
     p.add_argument("--csv", metavar="DIR", help="write each table as a CSV file")
     p.add_argument("--plots", metavar="DIR", help="write PNG and SVG charts")
-    p.add_argument("--alpha", type=cli.alpha_level, default=0.05,
+    p.add_argument("--alpha", type=alpha_level, default=0.05,
                    help="significance level of system wins and clusters (default 0.05)")
     correction = p.add_mutually_exclusive_group()
     correction.add_argument("--no-correction", dest="correction", action="store_const",
@@ -76,7 +51,7 @@ def build_da_parser() -> argparse.ArgumentParser:
     p.add_argument("--clusters", choices=CLUSTER_RULES, default=CLUSTER_RULES[0],
                    help="cluster rule: wmt21 (WMT21's published clusters, default) or "
                         "wmt22 (no win against the z order)")
-    p.add_argument("--bootstrap", type=cli.non_negative, default=1000, metavar="N",
+    p.add_argument("--bootstrap", type=non_negative, default=1000, metavar="N",
                    help="resamples of judges and sentences for the 95%% interval of z "
                         "(default 1000; 0: the normal interval over segments)")
     p.add_argument("--seed", type=int, default=1, help="bootstrap random seed (default 1)")
@@ -90,7 +65,7 @@ def build_da_parser() -> argparse.ArgumentParser:
                    help="judge quality control: t (WMT's one-sided paired t-test of "
                         "bad-reference scores against their originals, default) or "
                         "wilcoxon (Graham et al.'s paired signed-rank test)")
-    p.add_argument("--judge-min-pairs", type=cli.non_negative, metavar="N",
+    p.add_argument("--judge-min-pairs", type=non_negative, metavar="N",
                    help="bad-reference pairs a judge needs to be tested; fewer: "
                         "untested and kept (default " + ", ".join(
                             f"{n} for {t}" for t, n in DEFAULT_MIN_PAIRS.items()) + ")")
@@ -115,7 +90,7 @@ def main(argv=None) -> int:
         whole = load_da(args.input, data.source_format, pair=ALL_PAIRS) \
             if args.pair and data.source_format == "wmt-da" else None
     except InputError as exc:
-        cli.say(str(exc))
+        say(str(exc))
         return 2
     result = analyse_da(data, alpha=args.alpha, keep_unreliable=args.keep_unreliable,
                         judge_test=args.judge_test, judge_min_pairs=args.judge_min_pairs,
@@ -125,10 +100,10 @@ def main(argv=None) -> int:
     result["settings"]["keep_flagged"] = args.keep_flagged
     result["settings"]["pair"] = args.pair
 
-    from . import da_report
+    from . import report
 
     def plots(result, directory):
-        from .da_plots import write_da_plots    # matplotlib only when charts are asked for
+        from .plots import write_da_plots    # matplotlib only when charts are asked for
         write_da_plots(result, directory)
 
-    return cli.emit(result, args, da_report.text_report, da_report.write_csv, plots)
+    return emit(result, args, report.text_report, report.write_csv, plots)

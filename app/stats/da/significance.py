@@ -1,7 +1,7 @@
 """Direct Assessment significance: Holm over the system pairs, WMT's two
 cluster rules, and a judge-level bootstrap interval of each system's z.
 
-The rank-sum test itself is :func:`app.stats.da.rank_sum_greater`; this
+The rank-sum test itself is :func:`app.stats.da.analysis.rank_sum_greater`; this
 module works on its matrix of one-sided p-values.  See docs/analysis.md,
 "Direct Assessment campaigns".
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import sparse
 
-from .winners import holm
+from ..winners import holm
 
 __all__ = ["CLUSTER_RULES", "CORRECTIONS", "holm_matrix", "judge_bootstrap", "wins",
            "wmt_clusters"]

@@ -27,7 +27,7 @@ import math
 import numpy as np
 from scipy.stats import ttest_1samp, wilcoxon
 
-from .da_loader import BAD_REFERENCE, KINDS, REPEAT
+from .loader import BAD_REFERENCE, KINDS, REPEAT
 
 __all__ = ["DEFAULT_MIN_PAIRS", "DEFAULT_TEST", "TESTS", "THRESHOLD", "judge_quality",
            "min_pairs_for", "paired_test", "quality_notes", "quality_summary", "smallest_passing"]

@@ -1,6 +1,6 @@
 """Direct Assessment analysis, as Graham et al. and WMT do it.
 
-1. Judges (``da_quality``).  WMT's quality control: a one-sided paired test
+1. Judges (``quality``).  WMT's quality control: a one-sided paired test
    of each judge's bad-reference scores against their scores of the same
    originals (WMT's t-test by default, Graham et al.'s signed-rank test as an
    option); judges at p > 0.05 are left out.  A judge with fewer
@@ -17,7 +17,7 @@
    rank-sum test of A's segment z scores against B's; Holm over the system
    pairs by default (``correction="none"``: WMT's uncorrected matrix).
 5. Clusters.  Systems in z order, WMT21's rule or WMT22's
-   (``da_significance.wmt_clusters``), on the uncorrected tests as WMT ran
+   (``significance.wmt_clusters``), on the uncorrected tests as WMT ran
    them (the published clusters), whatever the correction.
 
 See docs/analysis.md, "Direct Assessment campaigns".
@@ -30,9 +30,9 @@ import math
 import numpy as np
 from scipy.stats import mannwhitneyu
 
-from .da_loader import REPEAT, SYSTEM
-from .da_quality import DEFAULT_TEST, judge_quality, quality_notes, quality_summary
-from .da_significance import (CLUSTER_RULES, CORRECTIONS, holm_matrix, judge_bootstrap,
+from .loader import REPEAT, SYSTEM
+from .quality import DEFAULT_TEST, judge_quality, quality_notes, quality_summary
+from .significance import (CLUSTER_RULES, CORRECTIONS, holm_matrix, judge_bootstrap,
                               wins, wmt_clusters)
 
 __all__ = ["analyse_da", "rank_sum_greater", "segment_scores",
@@ -121,13 +121,13 @@ def analyse_da(data, *, alpha: float = 0.05, judge_threshold: float = 0.05,
                judge_test: str = DEFAULT_TEST, judge_min_pairs: int | None = None,
                correction: str = "holm", clusters: str = "wmt21",
                bootstrap: int = 1000, seed: int = 1, quality_data=None) -> dict:
-    """Run the DA analysis on ``data`` (a da_loader.DAScores); the result
+    """Run the DA analysis on ``data`` (a loader.DAScores); the result
     follows the schema in docs/analysis.md (``systems``, ``wilcoxon``,
     ``wilcoxon_holm``, ``judges``, ``clusters``, ``segments``, ``input``,
     ``settings``, ``notes``).  ``bootstrap`` resamples of the judges give
     the z intervals (0: the normal interval over segments instead).
     Judges: ``judge_test`` ("t" or "wilcoxon"), ``judge_min_pairs`` (None:
-    the test's default) and ``judge_threshold`` as in ``da_quality``; the
+    the test's default) and ``judge_threshold`` as in ``quality``; the
     table in WMT's form is ``quality_control``.  ``quality_data`` (the whole
     file when ``data`` is one of its language pairs) is what judges are
     tested on: WMT tests a worker on every pair they judged, and
@@ -217,7 +217,7 @@ def analyse_da(data, *, alpha: float = 0.05, judge_threshold: float = 0.05,
 
 def _quality_control(data, test, min_pairs, threshold, keep_unreliable, quality_data=None) -> tuple:
     """The judges' entries, each marked kept or not, the quality-control
-    summary (``da_quality.quality_summary``) and the notes on them; the test
+    summary (``quality.quality_summary``) and the notes on them; the test
     on ``quality_data``'s pairs when given."""
     judges = judge_quality(data, test, min_pairs, threshold)
     if quality_data is not None:
