@@ -161,7 +161,7 @@ class Campaign(db.Model):
     qc_distance = db.Column(db.Integer, nullable=False, default=10, server_default="10")
     qc_min_pairs = db.Column(db.Integer, nullable=False, default=5, server_default="5")
     qc_min_spread = db.Column(db.Float, nullable=False, default=3.0, server_default="3.0")
-    # Pairwise repeats (services/repeats.py): about repeat_share in 100 items
+    # Pairwise repeats (protocols/pairwise/repeats.py): about repeat_share in 100 items
     # (0: none) show again a test item judged at least repeat_distance items before.
     repeat_share = db.Column(db.Integer, nullable=False, default=0, server_default="0")
     repeat_distance = db.Column(db.Integer, nullable=False, default=10, server_default="10")
@@ -303,10 +303,10 @@ class PairTotal(db.Model):
     collected = db.Column(db.Integer, nullable=False, default=0)
     over_collected = db.Column(db.Integer, nullable=False, default=0)  # judgments beyond their slot's target
     # Sentences each system won (its slot's votes_a > votes_b, or the reverse):
-    # the counts of the pair's anytime-valid test (services/pair_plan.py).
+    # the counts of the pair's anytime-valid test (protocols/pairwise/plan.py).
     wins_a = db.Column(db.Integer, nullable=False, default=0, server_default="0")
     wins_b = db.Column(db.Integer, nullable=False, default=0, server_default="0")
-    # The latest plan (services/decisions.py): the system decided better, and
+    # The latest plan (protocols/pairwise/decisions.py): the system decided better, and
     # whether the pair still gets judgments.
     decided_id = db.Column(db.Integer, db.ForeignKey("systems.id"))
     decided_at = db.Column(db.DateTime)
@@ -501,7 +501,7 @@ class Item(db.Model):
     control_reused = db.Column(db.Boolean, nullable=False, default=False)
     # DA quality-control item: its kind (protocols/da/quality.KINDS) and the
     # volunteer's item it repeats; it shows that item's sentence and system.
-    # A pairwise repeat (services/repeats.py) has qc_kind "repeat", no slot,
+    # A pairwise repeat (protocols/pairwise/repeats.py) has qc_kind "repeat", no slot,
     # and its original's sentence and systems.
     qc_kind = db.Column(db.String(16))
     original_item_id = db.Column(db.Integer, db.ForeignKey("items.id"))

@@ -22,10 +22,10 @@ import time
 from flask import current_app
 from sqlalchemy import bindparam, select
 
-from . import socket_accounts
+from . import protocols, socket_accounts
 from .extensions import db, socketio
 from .models import Participation
-from .services import counters, decisions, leaderboard
+from .services import counters, leaderboard
 from .services.rewards import latest_tickets_of
 
 log = logging.getLogger("bozka.realtime")
@@ -270,7 +270,7 @@ def _new_period(campaigns):
 def broadcast(campaign_id):
     """The public ranking and progress, to every client of the campaign; the
     pairs' decisions brought up to date first (coalesced like the ranking)."""
-    decisions.refresh(campaign_id)
+    protocols.refresh(campaign_id)
     leaderboard.invalidate(campaign_id)
     ranking = leaderboard.get(campaign_id)
     socketio.emit("ranking", ranking.public_payload(), to=campaign_room(campaign_id))

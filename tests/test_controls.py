@@ -236,9 +236,10 @@ def test_generated_controls_are_each_volunteers_own_and_never_a_sentence_they_ju
     # The pool was never served.
     assert not db.session.scalar(select(Item.id).where(Item.control_id.in_(pool)))
     # The export names a generated control by its own id (it has no line in controls.tsv).
+    from app.protocols.pairwise import export as pairwise_export
     from app.services import export
-    labels = {row["sentence_id"] for row in export.judgment_rows(export.source(campaign), db.engine)
-              if row["system_a"] == export.BETTER}
+    labels = {row["sentence_id"] for row in pairwise_export.judgment_rows(export.source(campaign), db.engine)
+              if row["system_a"] == pairwise_export.BETTER}
     assert len(labels) == 24 and all(re.fullmatch(r"control-g\d+", label) for label in labels)
 
 

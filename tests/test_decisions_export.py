@@ -15,7 +15,7 @@ from sqlalchemy import select
 
 from app.extensions import db
 from app.models import PairTotal, utcnow
-from app.services import decisions
+from app.protocols.pairwise import decisions
 from app.stats.sequential import SEQUENTIAL_ALPHA
 from helpers import staff_client
 from test_dashboard_totals import _volunteer

@@ -14,6 +14,8 @@ from app import realtime
 from app.extensions import db, socketio
 from app.models import Announcement, Item, Participation, Ticket, User, utcnow
 from app.services import accounts, dashboard, evaluation, export, raffle
+from app.protocols.da import export as da_export
+from app.protocols.pairwise import export as pairwise_export
 from app.services.pseudonyms import pseudonym
 from app.services.raffle_rules import draw_winners, sha256_hex, tickets_digest
 from helpers import csrf_token, register, staff_client
@@ -474,7 +476,7 @@ def test_export_row_counts_columns_and_round_trip(app, tmp_path, make_campaign):
     out = tmp_path / "judgments.csv"
     assert runner.invoke(args=["export", "judgments", "test", "-o", str(out)]).exit_code == 0
     rows = list(csv.DictReader(open(out)))
-    assert len(rows) == answered and list(rows[0]) == export.JUDGMENT_COLUMNS
+    assert len(rows) == answered and list(rows[0]) == pairwise_export.JUDGMENT_COLUMNS
     assert sum(r["is_control"] == "true" for r in rows) == controls
     assert len({r["volunteer"] for r in rows}) == 5
     test_rows = [r for r in rows if r["is_control"] == "false"]
@@ -564,14 +566,15 @@ def test_every_export_counts_the_databases_rows_in_both_formats(app, make_campai
             assert len(lines) == count and all(json.loads(line)["campaign"] == "test" for line in lines), kind
             assert "@example.org" not in "".join(lines) and "Real Name" not in "".join(lines)
     # The same pseudonyms in the judgments and volunteers exports.
-    judgments = {r["volunteer"] for r in export.judgment_rows(export.source(campaign), db.engine)}
+    judgments = {r["volunteer"] for r in pairwise_export.judgment_rows(export.source(campaign), db.engine)}
     assert judgments == {r["volunteer"] for r in export.volunteer_rows(export.source(campaign), db.engine)}
 
 
 def test_every_export_column_is_documented():
     with open(f"{ROOT}/docs/export-format.md", encoding="utf-8") as handle:
         doc = handle.read()
-    for columns in (export.JUDGMENT_COLUMNS, export.VOLUNTEER_COLUMNS, export.WMT_COLUMNS):
+    for columns in (pairwise_export.JUDGMENT_COLUMNS, pairwise_export.CONTROL_COLUMNS, pairwise_export.WMT_COLUMNS,
+                    da_export.DA_JUDGMENT_COLUMNS, da_export.DA_VOLUNTEER_QUALITY, da_export.WMT_DA_COLUMNS):
         assert [c for c in columns if f"`{c}`" not in doc] == []
 
 

@@ -3,7 +3,7 @@ import random
 
 import numpy as np
 
-from app.services.pair_plan import PairState, finished, next_pairs, plan, spread
+from app.protocols.pairwise.plan import PairState, finished, next_pairs, plan, spread
 
 
 def states(*rows):

@@ -15,7 +15,8 @@ from sqlalchemy import select
 
 from app.extensions import db
 from app.models import Item, Participation, User, utcnow
-from app.services import assignment, export, repeats
+from app.services import assignment, export
+from app.protocols.pairwise import repeats
 from app.services.accounts import join_campaign
 from app.services.format_error import CampaignFormatError
 from app.services.importer import read_campaign

@@ -11,7 +11,8 @@ from sqlalchemy import select
 
 from app.extensions import db
 from app.models import Item, PairTotal, Participation, utcnow
-from app.services import decisions, evaluation, review
+from app.services import evaluation, review
+from app.protocols.pairwise import decisions
 from test_dashboard_totals import _volunteer
 
 SYSTEMS = ("A", "B", "C", "D")

@@ -44,6 +44,33 @@ def writers():
     return {fmt: writer for module in PROTOCOLS.values() for fmt, writer in getattr(module, "WRITERS", {}).items()}
 
 
+def settled(name, campaign_id, assignment):
+    """(settled, of) towards a campaign's goal when its protocol sets one by
+    its assignment (pairwise's sequential: the system pairs), else None."""
+    check = getattr(PROTOCOLS[name], "settled", None)
+    return check(campaign_id, assignment) if check is not None else None
+
+
+def goal_reached(campaign):
+    """Whether the campaign needs no more judgments by its protocol's rule."""
+    check = getattr(of(campaign), "goal_reached", None)
+    return check(campaign) if check is not None else False
+
+
+def decided(campaign):
+    """What the judgments have decided so far, as (better, worse) system names."""
+    check = getattr(of(campaign), "decided", None)
+    return check(campaign) if check is not None else []
+
+
+def refresh(campaign_id):
+    """Each protocol's live work at a broadcast of the campaign (pairwise:
+    the pairs' decisions)."""
+    for module in PROTOCOLS.values():
+        if hasattr(module, "refresh"):
+            module.refresh(campaign_id)
+
+
 def hold_reason(campaign, participation, item):
     """The campaign's protocol's own hold sign after this answer, or None
     (a protocol without one: pairwise's signs are all in services/holds)."""

@@ -15,32 +15,20 @@ import time
 from dataclasses import dataclass
 
 from flask_babel import lazy_gettext as _l
-from sqlalchemy import func, select
+from sqlalchemy import select
 from sqlalchemy.orm import aliased
 
 from .. import protocols
 from ..extensions import db
 from ..formats import iso_utc
-from ..models import Control, Item, Participation, Sentence, Slot, Ticket, User
-from ..stats.bozka_reader import BOZKA_COLUMNS
-from . import decisions, research
-from .answered import answered_batches
+from ..models import Participation, Ticket, User
 from .pseudonyms import pseudonym
 
-# The analysis's own column names (app/stats/bozka_reader.py): writer and reader cannot drift apart.
-JUDGMENT_COLUMNS = list(BOZKA_COLUMNS)
 _PROFILE_COLUMNS = [
     "campaign", "volunteer", "age_group", "studies_level", "studies_field", "source_level",
     "target_level", "joined_at", "email_confirmed", "items_answered",
 ]
 _STATE_COLUMNS = ["tickets", "dismissed", "dismissed_at", "dismissed_reason"]
-CONTROL_COLUMNS = ["controls_answered", "controls_failed", "controls_seen_all"]
-VOLUNTEER_COLUMNS = _PROFILE_COLUMNS + CONTROL_COLUMNS + _STATE_COLUMNS  # pairwise
-WMT_COLUMNS = [
-    "system2rank", "segmentId", "system1Id", "system2Number", "system1Number", "trglang",
-    "system1rank", "srcIndex", "judgeID", "srclang", "system2Id", "documentId",
-]
-BETTER, WORSE = "<better>", "<worse>"
 CHUNK = 500  # rows per chunk written; between chunks the stream gives way to other requests
 
 
@@ -70,108 +58,15 @@ def source(campaign):
     )
 
 
-_original = aliased(Item)
-
-
-def judgment_rows(campaign, engine, kind="judgments"):
-    """Dicts in JUDGMENT_COLUMNS order, one per answered item (``campaign``:
-    a Source). ``wmt``: the test judgments that count for research."""
-    query = (
-        select(
-            Item.id, Item.left_system_id, Item.right_system_id, Item.better_left, Item.choice,
-            Item.passed, Item.control_id, Item.served_at, Item.answered_at, Item.seconds,
-            Item.discarded_at, Item.discarded_reason, Item.too_fast, Item.participation_id,
-            Item.qc_kind, Item.original_item_id, Sentence.number, Control.number,
-            Slot.system_a_id, Slot.system_b_id, Participation.user_id, Participation.source_level,
-            Participation.target_level, User.age_group, User.studies_level, User.studies_field,
-        )
-        .join(Participation, Participation.id == Item.participation_id)
-        .join(User, User.id == Participation.user_id)
-        .outerjoin(Sentence, Sentence.id == Item.sentence_id)
-        .outerjoin(Control, Control.id == Item.control_id)
-        # A repeat has no slot of its own: its pair is its original's slot's.
-        .outerjoin(_original, _original.id == Item.original_item_id)
-        .outerjoin(Slot, Slot.id == func.coalesce(Item.slot_id, _original.slot_id))
-        .where(Item.campaign_id == campaign.id, Item.answered_at.is_not(None))
-    )
-    if kind == "controls":
-        query = query.where(Item.control_id.is_not(None))
-    elif kind == "discarded":
-        query = query.where(Item.discarded_at.is_not(None))
-    elif kind == "wmt":
-        # A repeat would count twice there: its layout cannot mark one (docs/export-format.md).
-        query = query.where(Item.control_id.is_(None), Item.qc_kind.is_(None), Item.discarded_at.is_(None))
-
-    def volunteers(connection, rows):
-        return research.volunteer_flags(connection, {row.participation_id for row in rows},
-                                        check_every=campaign.check_every)
-
-    pseudonyms = {}
-    for batch, flags in answered_batches(engine, query, volunteers):
-        yield from _judgment_batch(campaign, batch, flags, pseudonyms, kind)
-
-
-def _judgment_batch(campaign, batch, flags, pseudonyms, kind):
-    names = campaign.system_names
-    for row in batch:
-        (item_id, left_id, right_id, better_left, choice, passed, control_id, served_at, answered_at,
-         seconds, discarded_at, discarded_reason, too_fast, participation_id, qc_kind, original_id,
-         sentence_number, control_number,
-         a_id, b_id, user_id, source_level, target_level, age_group, studies_level, studies_field) = row
-        values = research.flag_values(flags[participation_id], control_id is not None, discarded_at is not None,
-                                      too_fast)
-        if kind == "wmt" and values["left_out"] is not None:
-            continue
-        if control_id is not None:
-            system_a, system_b = BETTER, WORSE
-            left, right = (BETTER, WORSE) if better_left else (WORSE, BETTER)
-            # A generated control has no line in controls.tsv: its own id (docs/export-format.md).
-            sentence_id = f"control-{control_number}" if control_number is not None else f"control-g{control_id}"
-        else:
-            system_a, system_b = names[a_id], names[b_id]
-            left, right = names[left_id], names[right_id]
-            sentence_id = sentence_number
-        if user_id not in pseudonyms:
-            pseudonyms[user_id] = pseudonym(campaign, user_id)
-        yield {
-            "campaign": campaign.slug,
-            "judgment_id": item_id,
-            "sentence_id": sentence_id,
-            "system_a": system_a,
-            "system_b": system_b,
-            "shown_first": left,
-            "choice": {"left": left, "right": right}.get(choice, "equal"),
-            "volunteer": pseudonyms[user_id],
-            "age_group": age_group,
-            "studies_level": studies_level,
-            "studies_field": studies_field,
-            "source_level": source_level,
-            "target_level": target_level,
-            "served_at": iso_utc(served_at),
-            "answered_at": iso_utc(answered_at),
-            "seconds": round(seconds, 3) if seconds is not None else None,
-            "is_control": control_id is not None,
-            "control_passed": passed if control_id is not None else None,
-            "discarded": discarded_at is not None,
-            "discard_reason": discarded_reason,
-            **values,
-            "kind": "control" if control_id is not None else qc_kind or "test",
-            "original_judgment_id": original_id,
-        }
-
-
 def volunteer_columns(campaign):
-    """The volunteers export's columns: the protocol's quality columns
-    (pairwise's controls; another protocol's own, ``VOLUNTEER_QUALITY``)."""
-    protocol = protocols.of(campaign)
-    return (VOLUNTEER_COLUMNS if protocol.USES_CONTROLS
-            else _PROFILE_COLUMNS + protocol.VOLUNTEER_QUALITY + _STATE_COLUMNS)
+    """The volunteers export's columns: the profile, the protocol's quality
+    columns (``VOLUNTEER_QUALITY``: pairwise's controls, DA's judge test)
+    and the volunteer's state."""
+    return _PROFILE_COLUMNS + protocols.of(campaign).VOLUNTEER_QUALITY + _STATE_COLUMNS
 
 
 def volunteer_rows(campaign, engine):
-    protocol = protocols.of(campaign)
-    uses_controls = protocol.USES_CONTROLS
-    quality_of = None if uses_controls else protocol.volunteer_quality(campaign, engine)
+    quality_of = protocols.of(campaign).volunteer_quality(campaign, engine)
     tickets = aliased(Ticket)
     ticket_count = (
         select(db.func.count(tickets.id))
@@ -207,33 +102,7 @@ def volunteer_rows(campaign, engine):
             "dismissed": p.dismissed_at is not None,
             "dismissed_at": iso_utc(p.dismissed_at),
             "dismissed_reason": p.dismissed_reason,
-        } | ({"controls_answered": p.controls_answered, "controls_failed": p.controls_failed,
-              "controls_seen_all": p.controls_seen_all} if uses_controls else quality_of(p))
-
-
-def wmt_row(row, source_language, target_language):
-    """One judgments-export row as a WMT/Appraise row.
-
-    system1 is the system whose name sorts first, not the side shown first:
-    WMT tools (and scripts/analyse.py) key an agreement item by the stored
-    order, so a random order would split each item in two.
-    """
-    first, second = sorted((row["system_a"], row["system_b"]))
-    rank1, rank2 = {first: (1, 2), second: (2, 1)}.get(row["choice"], (1, 1))
-    return {
-        "system2rank": rank2, "segmentId": row["sentence_id"], "system1Id": first,
-        "system2Number": -1, "system1Number": -1, "trglang": target_language,
-        "system1rank": rank1, "srcIndex": row["sentence_id"], "judgeID": row["volunteer"],
-        "srclang": source_language, "system2Id": second, "documentId": -1,
-    }
-
-
-def wmt_rows(campaign, engine):
-    """The WMT/Appraise relative-ranking CSV: the test judgments that count
-    for research only (its layout has no column for a flag); a lower rank
-    is better and a tie gives both rank 1."""
-    for row in judgment_rows(campaign, engine, "wmt"):
-        yield wmt_row(row, campaign.source_language, campaign.target_language)
+        } | quality_of(p)
 
 
 @dataclass(frozen=True)
@@ -248,16 +117,7 @@ class Kind:
 
 # Every export; a campaign offers those its protocol names (``EXPORTS``).
 EXPORTS = {
-    "judgments": Kind(JUDGMENT_COLUMNS, judgment_rows, ("csv", "jsonl")),
-    "controls": Kind(JUDGMENT_COLUMNS, lambda campaign, engine: judgment_rows(campaign, engine, "controls"),
-                     ("csv", "jsonl")),
-    "discarded": Kind(JUDGMENT_COLUMNS, lambda campaign, engine: judgment_rows(campaign, engine, "discarded"),
-                      ("csv", "jsonl")),
     "volunteers": Kind(volunteer_columns, volunteer_rows, ("csv", "jsonl")),
-    # Per system pair its live decision: what scripts/analyse.py --decisions reads.
-    "decisions": Kind(decisions.EXPORT_COLUMNS, decisions.export_rows, ("csv", "jsonl")),
-    # WMT's relative-ranking layout is a CSV file (what WMT's tools and scripts/analyse.py read).
-    "wmt": Kind(WMT_COLUMNS, wmt_rows, ("csv",)),
 } | {kind: Kind(*kind_of) for kind, kind_of in protocols.export_kinds().items()}
 KINDS = tuple(EXPORTS)
 FORMATS = ("csv", "jsonl", "tsv")

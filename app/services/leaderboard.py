@@ -23,7 +23,8 @@ from sqlalchemy import bindparam, case, func, select, tuple_
 
 from ..extensions import db
 from ..models import Campaign, Participation, User
-from . import counters, decisions, pair_plan
+from .. import protocols
+from . import counters
 
 # How many of the top win the organisers' prizes is the campaign's
 # leaderboard_prizes (5 unless campaign.toml says; 0: none, at most TOP).
@@ -208,12 +209,13 @@ def _public_figures(campaign_id):
         unnamed = newest.hide_from_ranking or newest.email_confirmed_at is None
         last_comer = {"n": None if unnamed else newest.username}
     # The count is kept on the campaign's row (counters.count_for_campaign): counting rows grew with the campaign.
-    volunteers, target, prizes, assignment = db.session.execute(
-        select(Campaign.volunteers, Campaign.target_judgments, Campaign.leaderboard_prizes, Campaign.assignment)
+    volunteers, target, prizes, protocol, assignment = db.session.execute(
+        select(Campaign.volunteers, Campaign.target_judgments, Campaign.leaderboard_prizes, Campaign.protocol,
+               Campaign.assignment)
         .where(Campaign.id == campaign_id)).one()
     # As it stood at the start of the period: no answer's kind shows in it (counters.public_collected).
     collected = counters.public_collected(campaign_id, current_app.config.get("BOZKA_PUBLIC_FIGURES_SECONDS", 60))
-    settled = decisions.settled(campaign_id) if assignment == pair_plan.SEQUENTIAL else None
+    settled = protocols.settled(protocol, campaign_id, assignment)
     return volunteers, last_comer, collected, target, prizes, settled
 
 

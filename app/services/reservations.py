@@ -116,7 +116,7 @@ def _no_expiry_before(memo, campaign_id, timeout):
 
 def release_pair(campaign_id, system_a_id, system_b_id):
     """Free the reservations of a system pair that gets no more judgments (a
-    sequential campaign retired it: services/decisions.py). An answer that
+    sequential campaign retired it: protocols/pairwise/decisions.py). An answer that
     still comes is counted, as after a timeout (``answers.submit``); a hold
     another transaction has locked lapses with the timeout instead."""
     held = db.session.scalars(

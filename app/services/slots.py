@@ -15,7 +15,6 @@ from sqlalchemy.orm import aliased
 
 from ..database import dialect_name, execute
 from ..models import Item, Output, PairTotal, Sentence, Slot
-from . import pair_plan
 from .counters import bump_sentence
 
 
@@ -245,12 +244,13 @@ _PAIR_SLOT_FROM_SKIP = (
 TakenSlot = namedtuple("TakenSlot", "id system_a_id system_b_id")  # as take_slot's slot row
 
 
-def take_pair_slot(campaign, participation, rng):
-    """Reserve a slot of the open pair with the fewest judgments (ties at
-    random; ``pair_plan.fewest_first``) on a sentence the volunteer has not
-    seen: as ``take_slot``, or None when no open pair has one left for them."""
+def take_pair_slot(campaign, participation, rng, first):
+    """Reserve a slot of the first open pair in the order ``first(counts,
+    rng)`` gives (the indexes of the pairs' judgment counts; pairwise's
+    ``plan.fewest_first``) on a sentence the volunteer has not seen: as
+    ``take_slot``, or None when no open pair has one left for them."""
     pairs = execute(_OPEN_PAIRS, {"campaign_id": campaign.id}).all()
-    order = [pairs[i] for i in pair_plan.fewest_first([pair.collected for pair in pairs], rng)]
+    order = [pairs[i] for i in first([pair.collected for pair in pairs], rng)]
     for pause in (0,) + BUSY_PAUSES:
         if pause:
             time.sleep(pause * random.uniform(0.5, 1.5))

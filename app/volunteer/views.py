@@ -10,8 +10,7 @@ from ..limits import small_body
 from ..extensions import db
 from ..models import Campaign, utcnow
 from .. import protocols, realtime
-from ..services import (accounts, announcements, assignment, decisions, evaluation, leaderboard, practice, raffle,
-                        reports)
+from ..services import accounts, announcements, assignment, evaluation, leaderboard, practice, raffle, reports
 from ..services import raffle_rules
 from ..services.raffle_rules import iso
 from ..services.summary import participation_summary
@@ -69,8 +68,8 @@ def welcome(slug):
         mine=raffle.standing(campaign, participation, current_user),
         post_form=PostForm(),
         practice_items=practice.count(campaign.id),
-        decided=decisions.decided(campaign),
-        goal_reached=decisions.goal_reached(campaign),
+        decided=protocols.decided(campaign),
+        goal_reached=protocols.goal_reached(campaign),
     )
 
 
@@ -141,7 +140,7 @@ def evaluate(slug):
     if step.item is None:
         more_later = step.status == "finished" and assignment.more_may_come(campaign.id, participation.id)
         return render_template("volunteer/done.html", campaign=campaign, step=step, more_later=more_later,
-                               goal_reached=step.status == "finished" and decisions.goal_reached(campaign))
+                               goal_reached=step.status == "finished" and protocols.goal_reached(campaign))
     ranking = leaderboard.get(campaign.id)
     return render_template(
         "volunteer/evaluate.html",

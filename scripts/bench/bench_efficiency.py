@@ -32,7 +32,7 @@ Rules (all from the project's code, not copies)
     does not matter). Its result at a look: the fixed analysis of what was collected,
     the exact sign test on per-sentence winners with Holm at 0.05 (winners.sign_test and
     winners.holm, with winners.significance's rule: adjusted p < 0.05 and unequal wins).
-    sequential (goal "ordering") and top (goal "top"): app/services/pair_plan.py: plan()
+    sequential (goal "ordering") and top (goal "top"): app/protocols/pairwise/plan.py: plan()
     (the anytime-valid test per pair, Holm at pair_plan.SEQUENTIAL_ALPHA, decided pairs
     retired), next_pairs() (the open pair with the fewest judgments, ties at random) and
     finished(). Re-planning after every judgment is too slow in Python: the replay

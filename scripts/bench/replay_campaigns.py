@@ -10,7 +10,7 @@ import numpy as np
 
 from replay_data import ALPHA, TARGET, draw, fresh_cells, take
 
-from app.services import pair_plan
+from app.protocols.pairwise import plan as pair_plan
 from app.services.slots import choose_slot
 from app.stats import sequential, winners
 

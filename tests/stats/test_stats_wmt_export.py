@@ -11,7 +11,8 @@ one campaign). The export now lists each pair in name order.
 import numpy as np
 import pytest
 
-from app.services import export
+from app.protocols.pairwise import export
+from app.services.export import as_csv
 from app.stats import analyse, from_records, load
 
 
@@ -57,7 +58,7 @@ def campaign_rows(seed=0, sentences=40, judges=5):
 
 def write(path, columns, records):
     with open(path, "w", encoding="utf-8", newline="") as fh:
-        fh.writelines(export.as_csv(columns, records))
+        fh.writelines(as_csv(columns, records))
     return str(path)
 
 

@@ -4,7 +4,7 @@ or that they are equal. Quality control: control sentences with a known
 answer, at fixed or secret places (``services.quality``). Optionally, at
 secret places, a repeat: a test item the volunteer judged at least
 ``repeat_distance`` items before, shown again for intra-annotator agreement
-(``services.repeats``)."""
+(``repeats``)."""
 import hashlib
 from itertools import combinations
 
@@ -14,8 +14,8 @@ from sqlalchemy.orm import aliased
 
 from ...database import execute
 from ...models import Control, Item, Output, Sentence, Slot
-from ...services import decisions, degrade, holds, pair_plan, quality, repeats, volunteer_figures
-from . import dashboard as dashboard_panel, review
+from ...services import degrade, holds, quality, volunteer_figures
+from . import dashboard as dashboard_panel, decisions, export as pairwise_export, plan as pair_plan, repeats, review
 from ...services.pseudonyms import pseudonym
 from ...services.slots import take_pair_slot, take_slot
 from ...services.texts import same_output
@@ -31,7 +31,7 @@ USES_CONTROLS = True
 SETTINGS = {
     "repeat_share": (int, 0, 0, 50),
     "repeat_distance": (int, 10, 1),
-    # Issue 32: the paper's rule, or pairs decided by an anytime-valid test retired (services/pair_plan.py).
+    # Issue 32: the paper's rule, or pairs decided by an anytime-valid test retired (plan.py).
     "assignment": (str, pair_plan.SEQUENTIAL, None),
     "goal": (str, pair_plan.ORDERING, None),
 }
@@ -39,6 +39,19 @@ WORDS = {"assignment": pair_plan.ASSIGNMENTS, "goal": pair_plan.GOALS}
 LIVE_SETTINGS = ()
 # What the organisers' pages show and offer (services/export.py, dashboard.py, review.py).
 EXPORTS = ("judgments", "controls", "discarded", "volunteers", "wmt", "decisions")
+# The exports only pairwise has, {kind: (columns, rows, formats)}: services.export adds them.
+EXPORT_KINDS = {
+    "judgments": (pairwise_export.JUDGMENT_COLUMNS, pairwise_export.judgment_rows, ("csv", "jsonl")),
+    "controls": (pairwise_export.JUDGMENT_COLUMNS, pairwise_export.control_rows, ("csv", "jsonl")),
+    "discarded": (pairwise_export.JUDGMENT_COLUMNS, pairwise_export.discarded_rows, ("csv", "jsonl")),
+    # WMT's relative-ranking layout is a CSV file (what WMT's tools and scripts/analyse.py read).
+    "wmt": (pairwise_export.WMT_COLUMNS, pairwise_export.wmt_rows, ("csv",)),
+    # Per system pair its live decision: what scripts/analyse.py --decisions reads.
+    "decisions": (decisions.EXPORT_COLUMNS, decisions.export_rows, ("csv", "jsonl")),
+}
+# The volunteers export's quality columns.
+VOLUNTEER_QUALITY = pairwise_export.CONTROL_COLUMNS
+volunteer_quality = pairwise_export.volunteer_quality
 PANEL = "organiser/_panel_pairwise.html"
 REVIEW = "organiser/_review_pairwise.html"
 SIGNS = ("same_side", "equal", "fast")  # the signs of services/holds.py that apply
@@ -107,8 +120,10 @@ def serve(campaign, participation, position, rng):
         fields = _serve_repeat(campaign, participation, position, rng)
         if fields is not None:
             return fields
-    sequential = campaign.assignment == pair_plan.SEQUENTIAL
-    taken = (take_pair_slot if sequential else take_slot)(campaign, participation, rng)
+    if campaign.assignment == pair_plan.SEQUENTIAL:
+        taken = take_pair_slot(campaign, participation, rng, pair_plan.fewest_first)
+    else:
+        taken = take_slot(campaign, participation, rng)
     if taken is None:
         return None
     slot, sentence_id, (source, text_a, text_b) = taken
@@ -448,3 +463,13 @@ def dashboard(campaign, volunteers):
 def review_judgments(participation):
     """The volunteer's answered items as the organiser's page shows them."""
     return review.judgments_of(participation)
+
+
+def settled(campaign_id, assignment):
+    """The community's progress towards a sequential campaign's goal."""
+    return decisions.settled(campaign_id) if assignment == pair_plan.SEQUENTIAL else None
+
+
+goal_reached = decisions.goal_reached
+decided = decisions.decided
+refresh = decisions.refresh

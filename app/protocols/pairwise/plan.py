@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..stats import sequential
+from ...stats import sequential
 
 SEQUENTIAL, EBALUATOIA = "sequential", "ebaluatoia"
 ASSIGNMENTS = (SEQUENTIAL, EBALUATOIA)

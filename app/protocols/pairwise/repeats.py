@@ -1,9 +1,9 @@
 """Repeat items of a pairwise campaign: a volunteer's earlier test item shown
 to them again, so a campaign can measure intra-annotator agreement as WMT
 does (the same judge's judgments of the same item; app/stats/agreement.py).
-The rules are plain functions of values; ``protocols.pairwise`` serves them.
+The rules are plain functions of values; ``protocol`` serves them.
 """
-from .quality import digest
+from ...services.quality import digest
 
 REPEAT = "repeat"  # Item.qc_kind of a pairwise repeat (its original: Item.original_item_id)
 # Never items 1-2: a new volunteer's first items are their first impression of the task.

@@ -14,10 +14,11 @@ from functools import lru_cache
 
 from sqlalchemy import bindparam, func, select, update
 
-from ..extensions import db
-from ..formats import iso_utc
-from ..models import Campaign, PairTotal, utcnow
-from . import pair_plan, reservations
+from ...extensions import db
+from ...formats import iso_utc
+from ...models import Campaign, PairTotal, utcnow
+from ...services import reservations
+from . import plan as pair_plan
 
 
 def pair_totals(campaign_id):
@@ -91,7 +92,7 @@ def refresh(campaign_id, now=None):
     pairs it retired, in a transaction of their own (as ``reservations``
     frees expired ones). Returns the number of pairs that changed."""
     campaign = db.session.get(Campaign, campaign_id)
-    if campaign is None:
+    if campaign is None or campaign.protocol != "pairwise":
         return 0
     changed = replan(campaign, now or utcnow())
     if changed:
