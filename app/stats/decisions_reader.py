@@ -13,7 +13,7 @@ from .reading import InputError, csv_rows, json_object, read_text
 __all__ = ["DECISION_REQUIRED", "read_decisions"]
 
 
-#: what a decisions file must have (app/services/decisions.EXPORT_COLUMNS)
+#: what a decisions file must have (app/protocols/pairwise/decisions.EXPORT_COLUMNS)
 DECISION_REQUIRED = ("system_a", "system_b", "wins_a", "wins_b", "decided_better", "level")
 
 

@@ -50,7 +50,7 @@ def upgrade():
         sa.Column('original_total', sa.Integer(), nullable=False),
     )
     # The sums of the answers already given, folded as the answers move them
-    # (the one fold, services/da_sums.recompute), one volunteer at a time.
+    # (the one fold, protocols/da/sums.recompute), one volunteer at a time.
     from app.protocols.da.sums import recompute
 
     rows = op.get_bind().execute(sa.text(
