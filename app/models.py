@@ -239,6 +239,11 @@ class Sentence(db.Model):
     number = db.Column(db.Integer, nullable=False)  # line number in the import files
     source = db.Column(db.Text, nullable=False)
     reference = db.Column(db.Text)
+    # The document the sentence belongs to and its domain (the campaign's
+    # documents file; None without one): segments of a document are
+    # consecutive sentence numbers.
+    document = db.Column(db.String(120))
+    domain = db.Column(db.String(40))
     capacity = db.Column(db.Integer, nullable=False)  # judgments wanted in all
     collected = db.Column(db.Integer, nullable=False, default=0)  # valid judgments
     pending = db.Column(db.Integer, nullable=False, default=0)  # collected + held
