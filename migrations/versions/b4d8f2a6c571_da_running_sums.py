@@ -51,7 +51,7 @@ def upgrade():
     )
     # The sums of the answers already given, folded as the answers move them
     # (the one fold, services/da_sums.recompute), one volunteer at a time.
-    from app.services.da_sums import recompute
+    from app.protocols.da.sums import recompute
 
     rows = op.get_bind().execute(sa.text(
         "SELECT p.id AS participation_id, p.campaign_id, i.id, i.position, i.qc_kind, i.score, i.too_fast, "
