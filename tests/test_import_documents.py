@@ -47,7 +47,6 @@ def test_without_a_documents_file_there_are_none(tmp_path):
     (["a", "a", "b", "a", "c", "c"], 4, "interrupted"),
     (["x\ta\tz", "a", "a", "b", "b", "b"], 1, "domain<TAB>document"),
     (["news\ta", "social\ta", "b", "b", "b", "b"], 2, "changes its domain"),
-    (["a", "a", "\tb", "b", "b", "b"], 3, "empty"),
     (["a", "a", "b", "b", "b"], 6, "5 lines"),
     (["a" * 121, "b", "b", "b", "b", "b"], 1, "at most 120"),
 ])

@@ -555,9 +555,8 @@ def read_documents(display, lines):
         fields = line.split("\t")
         if len(fields) > 2:
             raise CampaignFormatError(display, number, "expected 'document' or 'domain<TAB>document'")
+        # read_lines strips the line: neither field can be empty.
         domain, document = (None, fields[0]) if len(fields) == 1 else (fields[0].strip(), fields[1].strip())
-        if not document or domain == "":
-            raise CampaignFormatError(display, number, "empty document or domain name")
         if len(document) > DOCUMENT_LENGTH or (domain and len(domain) > DOMAIN_LENGTH):
             raise CampaignFormatError(display, number, f"a document name has at most {DOCUMENT_LENGTH} characters, "
                                                        f"a domain at most {DOMAIN_LENGTH}")
