@@ -517,7 +517,9 @@ class Item(db.Model):
     # Answer.
     answered_at = db.Column(db.DateTime)
     choice = db.Column(db.String(8))  # pairwise
-    score = db.Column(db.Integer)  # DA, 0-100
+    score = db.Column(db.Integer)  # DA and ESA, 0-100
+    # ESA: the error spans marked, [{"start", "end", "severity"}] (protocols/esa/spans.py).
+    spans = db.Column(db.JSON)
     seconds = db.Column(db.Float)
     passed = db.Column(db.Boolean)  # controls only
     too_fast = db.Column(db.Boolean, nullable=False, default=False)
