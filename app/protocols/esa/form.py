@@ -2,7 +2,7 @@
 import json
 
 from flask_babel import lazy_gettext as _l
-from wtforms import HiddenField, IntegerField
+from wtforms import HiddenField, IntegerField, StringField
 from wtforms.validators import DataRequired, InputRequired, ValidationError
 
 from ...forms import Bounded, Form, at_most
@@ -26,4 +26,6 @@ class EsaForm(Form):
             Bounded(min=0, max=100, message=_l("A score is a whole number from 0 to 100.")),
         ]
     )
-    spans = HiddenField(default="[]", validators=[at_most(20000), _spans])
+    # Its input is item_esa.html's own (kept by static/js/esa.js): a HiddenField
+    # would be drawn a second time by hidden_tag().
+    spans = StringField(default="[]", validators=[at_most(spans.MAX_TEXT), _spans])

@@ -158,9 +158,18 @@ def _score(value):
     return value if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 100 else None
 
 
+def _spans(text):
+    """The spans of an answer, sent as JSON text (by the form and by
+    static/js/esa.js alike), or None."""
+    try:
+        return esa_spans.parse(json.loads(text)) if isinstance(text, str) and len(text) <= esa_spans.MAX_TEXT else None
+    except ValueError:
+        return None
+
+
 def parse(data):
     """(score, spans) of a JSON judgment, or None."""
-    score, spans = _score(data.get("score")), esa_spans.parse(data.get("spans"))
+    score, spans = _score(data.get("score")), _spans(data.get("spans"))
     return None if score is None or spans is None else (score, spans)
 
 
@@ -171,7 +180,7 @@ def form():
 
 
 def form_answer(form):
-    return form.score.data, esa_spans.parse(json.loads(form.spans.data))
+    return form.score.data, _spans(form.spans.data)
 
 
 def answer_values(item, answer):

@@ -6,6 +6,7 @@ answer and the answer's check against the text all use ``parse``."""
 
 SEVERITIES = ("minor", "major")
 MAX_SPANS = 100  # more marks than a segment of 2,000 characters can hold apart
+MAX_TEXT = 20000  # characters of the spans as JSON text, as the form and the JSON answer send them
 # A span-based score of a segment, as WMT24 reports it beside the 0-100 score.
 PENALTY = {"minor": -1, "major": -5}
 
