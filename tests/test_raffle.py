@@ -77,10 +77,10 @@ def test_several_prizes_in_order_nobody_twice():
 
 def test_closed_means_closed_by_status_or_past_the_end():
     now = datetime(2026, 12, 1, 12, 0)
-    assert not raffle.is_closed(SimpleNamespace(status="open", starts_at=None, ends_at=None), now)
-    assert not raffle.is_closed(SimpleNamespace(status="open", starts_at=None, ends_at=now + timedelta(seconds=1)), now)
-    assert raffle.is_closed(SimpleNamespace(status="open", starts_at=None, ends_at=now), now)
-    assert raffle.is_closed(SimpleNamespace(status="closed", starts_at=None, ends_at=now + timedelta(days=1)), now)
+    assert not raffle.is_closed(SimpleNamespace(status="open", ends_at=None), now)
+    assert not raffle.is_closed(SimpleNamespace(status="open", ends_at=now + timedelta(seconds=1)), now)
+    assert raffle.is_closed(SimpleNamespace(status="open", ends_at=now), now)
+    assert raffle.is_closed(SimpleNamespace(status="closed", ends_at=now + timedelta(days=1)), now)
 
 
 def test_the_end_may_move_later_but_not_to_the_beacon_and_nothing_reopens_after_the_close(app):

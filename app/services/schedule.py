@@ -3,10 +3,15 @@
 UPCOMING, OPEN, ENDED = "upcoming", "open", "ended"
 
 
+def ended(status, ends_at, now):
+    """Closed by the organiser, or past its end. Times are naive UTC, as stored."""
+    return status == "closed" or (ends_at is not None and now >= ends_at)
+
+
 def phase(status, starts_at, ends_at, now):
     """"upcoming" before the start (a draft too), "ended" once closed or past
-    the end, else "open". Times are naive UTC, as stored."""
-    if status == "closed" or (ends_at is not None and now >= ends_at):
+    the end, else "open"."""
+    if ended(status, ends_at, now):
         return ENDED
     if status == "draft" or (starts_at is not None and now < starts_at):
         return UPCOMING
@@ -19,4 +24,4 @@ def phase_of(campaign, now):
 
 def is_closed(campaign, now):
     """Closed by the organiser, or past its end: no ticket is won any more."""
-    return phase_of(campaign, now) == ENDED
+    return ended(campaign.status, campaign.ends_at, now)
