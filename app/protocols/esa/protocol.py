@@ -8,7 +8,7 @@ meanwhile (the judgments beyond count as such).
 import json
 
 from flask_babel import lazy_gettext as _l
-from sqlalchemy import bindparam, exists, or_, select
+from sqlalchemy import bindparam, exists, select
 from sqlalchemy.orm import aliased
 
 from ...database import execute
@@ -68,25 +68,27 @@ _LATEST = (
 _NEXT_SEGMENT = select(Sentence.id).where(
     Sentence.campaign_id == bindparam("campaign_id"), Sentence.document == bindparam("document"),
     Sentence.number == bindparam("number") + 1)
-_before, _same_document, _mine = aliased(Sentence), aliased(Sentence), aliased(Item)
-# Open slots of documents' first segments (a sentence without a document is
-# one) whose document the volunteer has not seen, the emptiest first.
-_FIRST_SEGMENTS = (
-    select(Slot.sentence_id, Slot.system_a_id, Slot.pending)
-    .join(Sentence, Sentence.id == Slot.sentence_id)
+_before, _mine, _open = aliased(Sentence), aliased(Item), aliased(Slot)
+# The emptiest open sentence that begins a document (a sentence without a
+# document is one) the volunteer has not begun: documents are served from
+# their first segment, so having its first segment is having seen it. Walks
+# ix_sentences_emptiest, as DA's fresh sources do, and stops at the first.
+_first_segment = (
+    select(Sentence.id)
     .where(
         Sentence.campaign_id == bindparam("campaign_id"), Sentence.is_open.is_(True),
-        Slot.identical.is_(False), Slot.pending < Slot.target,
-        ~exists().where(_before.campaign_id == Sentence.campaign_id, _before.document == Sentence.document,
-                        _before.number == Sentence.number - 1),
-        ~exists().where(_mine.participation_id == bindparam("participation_id"),
-                        _mine.sentence_id == _same_document.id,
-                        or_(_same_document.id == Sentence.id, _same_document.document == Sentence.document),
-                        _same_document.campaign_id == Sentence.campaign_id),
+        ~exists().where(_before.campaign_id == Sentence.campaign_id, _before.number == Sentence.number - 1,
+                        _before.document == Sentence.document),
+        ~exists().where(_mine.participation_id == bindparam("participation_id"), _mine.sentence_id == Sentence.id),
+        exists().where(_open.sentence_id == Sentence.id, _open.identical.is_(False), _open.pending < _open.target),
     )
-    .order_by(Slot.pending)
-    .limit(50)
+    .order_by(Sentence.pending, Sentence.id)
+    .limit(1)
+    .scalar_subquery()
 )
+# Its open slots, one per system: the caller draws among the emptiest.
+_FIRST_SEGMENTS = select(Slot.sentence_id, Slot.system_a_id, Slot.pending).where(
+    Slot.sentence_id == _first_segment, Slot.identical.is_(False), Slot.pending < Slot.target)
 
 
 def serve(campaign, participation, position, rng):
