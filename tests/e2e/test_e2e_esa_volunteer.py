@@ -5,12 +5,14 @@ what the site's database stores: offsets of the exact text shown, the
 severity, the score; a document's segments come in order, the earlier ones
 shown above the current one."""
 import json
+import os
 import re
 
+import pytest
 from playwright.sync_api import expect
 from sqlalchemy import create_engine, text
 
-from e2e.i18n_pages import DESKTOP, PHONE, new_context, register, start_judging
+from e2e.i18n_pages import AXE, DESKTOP, PHONE, new_context, register, run_axe, start_judging
 from e2e.pages import judged_text, no_sideways_scrolling
 
 SLUG = "demo-en-eu-esa"
@@ -124,3 +126,41 @@ def test_annotating_errors_by_touch_on_a_phone(browser, live_server, site_databa
 
 def test_annotating_errors_with_a_mouse_on_a_desktop(browser, live_server, site_database, screenshots):
     annotate(browser, live_server, site_database, screenshots, "esa.mouse", DESKTOP, touch=False)
+
+
+def test_annotating_without_javascript_gives_the_score_alone(browser, live_server, site_database):
+    context = new_context(browser, "10.7.30.1", java_script_enabled=False)
+    page = context.new_page()
+    try:
+        register(page, live_server, SLUG, "esa.nojs")
+        start_judging(page, SLUG)
+        number = page.get_by_label("Your score, from 0 to 100")
+        expect(number).to_be_visible()
+        no_sideways_scrolling(page)
+        number.fill("55")
+        with page.expect_navigation(url=f"{live_server}/c/{SLUG}/evaluate"):
+            page.get_by_role("button", name="Next").click()
+        expect(page.locator(".flash-error")).to_have_count(0)
+        assert [(s, spans) for _n, _d, _t, s, spans in answers(site_database, "esa.nojs")] == [(55, [])]
+    finally:
+        context.close()
+
+
+def test_axe_on_the_annotation_page(browser, live_server):
+    if not os.path.exists(AXE):
+        pytest.skip("node_modules/axe-core is missing (make axe installs it)")
+    context = new_context(browser, "10.7.31.1", has_touch=True, bypass_csp=True)
+    page = context.new_page()
+    found = []
+    try:
+        register(page, live_server, SLUG, "esa.axe")
+        start_judging(page, SLUG)
+        words(page).nth(0).tap()
+        page.get_by_role("button", name="Mark the selection as a major error").tap()
+        for violation in run_axe(page):
+            print(f"{violation['impact']}: {violation['id']}: {violation['help']}: {violation['nodes']}")
+            if violation["impact"] in ("serious", "critical"):
+                found.append(violation)
+    finally:
+        context.close()
+    assert found == []
