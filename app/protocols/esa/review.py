@@ -19,6 +19,10 @@ class Judgment:
     spans: list
     too_fast: bool
     discarded_at: object
+    # No sides and no controls in ESA (the pairwise signs read these).
+    choice = None
+    control = False
+    kind = None
 
 
 _JUDGMENTS = (
