@@ -2,9 +2,7 @@
 order with documents kept whole, answers with spans, and the exports read
 back by the analysis (app/stats/esa)."""
 import json
-import os
 import random
-from datetime import timedelta
 
 import pytest
 from sqlalchemy import select
@@ -17,7 +15,7 @@ from app.services.campaign_writer import create_campaign
 from app.services.importer import read_campaign
 from app.stats.esa.analysis import analyse_esa
 from app.stats.esa.reader import load_esa
-from helpers import QUIET_SIGNS, join_directly, write_campaign
+from helpers import QUIET_SIGNS, add_documents, join_directly, write_campaign
 
 DOCUMENTS = ["news\td1"] * 3 + ["social\td2"] * 2 + ["news\td3"] * 4 + ["speech\td4"]
 
@@ -54,14 +52,7 @@ def test_a_span_beyond_the_text_is_refused():
 def _campaign(tmp_path, per_output=1, **settings):
     folder = write_campaign(str(tmp_path / "esa"), sentences=len(DOCUMENTS), systems=("A", "B"), protocol="esa",
                             **(QUIET_SIGNS | {"judgments_per_pair": per_output} | settings))
-    with open(os.path.join(folder, "documents.tsv"), "w", encoding="utf-8") as handle:
-        handle.write("".join(line + "\n" for line in DOCUMENTS))
-    manifest = os.path.join(folder, "campaign.toml")
-    with open(manifest, encoding="utf-8") as handle:
-        text = handle.read()
-    with open(manifest, "w", encoding="utf-8") as handle:
-        handle.write('documents = "documents.tsv"\n' + text)
-    campaign = create_campaign(read_campaign(folder))
+    campaign = create_campaign(read_campaign(add_documents(folder, DOCUMENTS)))
     db.session.commit()
     return campaign
 

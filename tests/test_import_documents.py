@@ -1,8 +1,6 @@
 """Documents (issue 33, item 3): a campaign folder may group its sentences
 into documents with a documents file, one line per source line; the
 importer refuses the whole file, with the line, when it is malformed."""
-import os
-
 import pytest
 from sqlalchemy import select
 
@@ -11,19 +9,11 @@ from app.models import Sentence
 from app.services.campaign_writer import create_campaign
 from app.services.format_error import CampaignFormatError
 from app.services.importer import read_campaign
-from helpers import write_campaign
+from helpers import add_documents, write_campaign
 
 
 def _with_documents(tmp_path, lines, sentences=6, **kwargs):
-    folder = write_campaign(str(tmp_path / "c"), sentences=sentences, **kwargs)
-    with open(os.path.join(folder, "documents.tsv"), "w", encoding="utf-8") as handle:
-        handle.write("".join(line + "\n" for line in lines))
-    path = os.path.join(folder, "campaign.toml")
-    with open(path, encoding="utf-8") as handle:
-        manifest = handle.read()
-    with open(path, "w", encoding="utf-8") as handle:
-        handle.write('documents = "documents.tsv"\n' + manifest)
-    return folder
+    return add_documents(write_campaign(str(tmp_path / "c"), sentences=sentences, **kwargs), lines)
 
 
 def test_documents_and_domains_are_read_per_sentence(tmp_path):
