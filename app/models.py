@@ -239,6 +239,11 @@ class Sentence(db.Model):
     number = db.Column(db.Integer, nullable=False)  # line number in the import files
     source = db.Column(db.Text, nullable=False)
     reference = db.Column(db.Text)
+    # The document the sentence belongs to and its domain (the campaign's
+    # documents file; None without one): segments of a document are
+    # consecutive sentence numbers.
+    document = db.Column(db.String(120))
+    domain = db.Column(db.String(40))
     capacity = db.Column(db.Integer, nullable=False)  # judgments wanted in all
     collected = db.Column(db.Integer, nullable=False, default=0)  # valid judgments
     pending = db.Column(db.Integer, nullable=False, default=0)  # collected + held
@@ -512,7 +517,9 @@ class Item(db.Model):
     # Answer.
     answered_at = db.Column(db.DateTime)
     choice = db.Column(db.String(8))  # pairwise
-    score = db.Column(db.Integer)  # DA, 0-100
+    score = db.Column(db.Integer)  # DA and ESA, 0-100
+    # ESA: the error spans marked, [{"start", "end", "severity"}] (protocols/esa/spans.py).
+    spans = db.Column(db.JSON)
     seconds = db.Column(db.Float)
     passed = db.Column(db.Boolean)  # controls only
     too_fast = db.Column(db.Boolean, nullable=False, default=False)

@@ -264,3 +264,15 @@ def close_in_the_past(campaign):
     db.session.execute(update(User).where(User.email_confirmed_at.is_not(None)).values(email_confirmed_at=earlier))
     db.session.commit()
     return record
+
+
+def add_documents(folder, lines):
+    """Give a campaign folder a documents file (docs/campaign-format.md) with these lines."""
+    with open(os.path.join(folder, "documents.tsv"), "w", encoding="utf-8") as handle:
+        handle.write("".join(line + "\n" for line in lines))
+    manifest = os.path.join(folder, "campaign.toml")
+    with open(manifest, encoding="utf-8") as handle:
+        text = handle.read()
+    with open(manifest, "w", encoding="utf-8") as handle:
+        handle.write('documents = "documents.tsv"\n' + text)
+    return folder

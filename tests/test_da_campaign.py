@@ -52,7 +52,7 @@ def test_a_da_campaign_has_one_slot_per_output_and_a_bad_reference_of_each(da_ca
     ({"da_context": "reference"}, "needs a reference file"),
     ({"qc_share": 101}, "qc_share must be an integer from 0 to 100"),
     ({"qc_distance": 0}, "qc_distance must be an integer >= 1"),
-    ({"protocol": "esa"}, "protocol must be one of: pairwise, da"),
+    ({"protocol": "mqm"}, "protocol must be one of: pairwise, da, esa"),
 ])
 def test_a_bad_da_manifest_is_refused_whole(tmp_path, change, message):
     prepend, protocol = change.pop("prepend", ""), change.pop("protocol", None)

@@ -1,4 +1,4 @@
-"""Evaluation protocols, one package each (``pairwise/``, ``da/``). Each
+"""Evaluation protocols, one package each (``pairwise/``, ``da/``, ``esa/``). Each
 package's ``protocol`` module says what an item is and how it is
 served, how an answer is read, checked and stored, what a quality-control
 item is and when a volunteer fails, and how the item is shown (its
@@ -18,9 +18,10 @@ its ``PANEL`` template, ``review_judgments(participation)`` with its
 the volunteer for review (``hold_reason`` below).
 """
 from .da import protocol as da
+from .esa import protocol as esa
 from .pairwise import protocol as pairwise
 
-PROTOCOLS = {module.NAME: module for module in (pairwise, da)}
+PROTOCOLS = {module.NAME: module for module in (pairwise, da, esa)}
 
 
 def of(campaign):

@@ -17,7 +17,7 @@ from . import holds, quality, research, rewards, suspicious
 from .counters import change_holds, count_answer, count_for_campaign, set_counters
 from .reservations import release_hold
 
-_ANSWERED = ("answered_at", "choice", "score", "seconds", "passed", "holding", "too_fast")
+_ANSWERED = ("answered_at", "choice", "score", "spans", "seconds", "passed", "holding", "too_fast")
 _ANSWER = (
     update(Item.__table__)
     .where(Item.id == bindparam("item_id"), Item.answered_at.is_(None))
@@ -55,9 +55,12 @@ def submit(campaign, participation, token, answer, now):
     too_fast = bool(campaign.fast_seconds_per_word) and quality.too_fast(
         seconds, protocol.reading_words(campaign, row[1:]), campaign.fast_seconds_per_word
     )
+    try:
+        values = protocol.answer_values(item, answer)
+    except ValueError:  # an answer that does not fit the item shown (a forged post): nothing changes
+        return Outcome("stale")
     answer = dict(
-        dict.fromkeys(_ANSWERED), answered_at=now, seconds=seconds, holding=False, too_fast=too_fast,
-        **protocol.answer_values(item, answer),
+        dict.fromkeys(_ANSWERED), answered_at=now, seconds=seconds, holding=False, too_fast=too_fast, **values,
     )
     answered = execute(_ANSWER, {"item_id": item.id, **{f"new_{k}": v for k, v in answer.items()}}).rowcount
     if not answered:

@@ -138,6 +138,8 @@ def write_sentences(spec, campaign_id, systems, indexes, rng):
             number=index + 1,
             source=spec.sources[index],
             reference=spec.references[index] if spec.references else None,
+            document=spec.documents[index][0] if spec.documents else None,
+            domain=spec.documents[index][1] if spec.documents else None,
             capacity=0,
         )
         db.session.add(sentence)

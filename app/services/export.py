@@ -110,6 +110,7 @@ class Kind:
     columns: object  # a list, or (Source) -> the campaign's list
     rows: object  # (Source, engine) -> dicts with those columns
     formats: tuple  # the first is the default
+    writers: dict = None  # {format: writer} of its own (WMT24's CSV has no header), else WRITERS'
 
     def columns_of(self, campaign):
         return self.columns(campaign) if callable(self.columns) else self.columns
@@ -203,7 +204,8 @@ def stream(campaign, kind, fmt, engine):
 
 
 def _chunks(campaign, kind, fmt, engine):
-    for chunk in WRITERS[fmt](EXPORTS[kind].columns_of(campaign), EXPORTS[kind].rows(campaign, engine)):
+    writer = (EXPORTS[kind].writers or {}).get(fmt, WRITERS[fmt])
+    for chunk in writer(EXPORTS[kind].columns_of(campaign), EXPORTS[kind].rows(campaign, engine)):
         yield chunk
         # Give way: under gevent a fast client never blocks the send, so
         # without this a large export would hold the worker to the end.

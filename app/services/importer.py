@@ -79,6 +79,7 @@ class CampaignSpec:
     texts: dict = field(default_factory=dict)
     protocol: str = "pairwise"
     warnings: list = field(default_factory=list)  # for the organiser; the import goes on
+    documents: list = None  # per sentence (document, domain or None), or None: no documents file
 
 
 def controls_needed(sentences, first=2, every=5, placement="fixed", early_items=0, early_every=0):
@@ -399,6 +400,11 @@ def read_campaign(folder, interface_languages=None):
     if data.get("reference"):
         display, references = read_lines(folder, _require(data, "reference"), "reference")
         _same_length(display, references, source_file, sources)
+    documents = None
+    if data.get("documents"):
+        display, lines = read_lines(folder, _require(data, "documents"), "documents")
+        _same_length(display, lines, source_file, sources)
+        documents = read_documents(display, lines)
     problem = protocol.check_settings(settings, has_references=references is not None)
     if problem:
         raise CampaignFormatError("campaign.toml", None, problem)
@@ -443,6 +449,7 @@ def read_campaign(folder, interface_languages=None):
         interface_language=interface,
         protocol=protocol.NAME,
         warnings=warnings,
+        documents=documents,
         **languages,
     )
 
@@ -533,6 +540,37 @@ def _controls_and_practice(folder, data, settings, sources, source_file, practic
     practice = _practice(folder, practice_name, controls_file, controls, sources, source_file, *practice_languages)
     small_pool = pool_warning(len(controls), per_volunteer, settings["expected_volunteers"])
     return controls, practice, [f"{controls_file}: {small_pool}"] if small_pool else []
+
+
+DOCUMENT_LENGTH, DOMAIN_LENGTH = 120, 40
+
+
+def read_documents(display, lines):
+    """(document, domain or None) per sentence from a documents file's
+    lines: ``document`` or ``domain<TAB>document`` (the layout of WMT's
+    ``.docs`` files). A document's sentences are consecutive lines, in the
+    order they are read: a document met again after another is refused."""
+    documents, finished, current = [], set(), None
+    for number, line in enumerate(lines, start=1):
+        fields = line.split("\t")
+        if len(fields) > 2:
+            raise CampaignFormatError(display, number, "expected 'document' or 'domain<TAB>document'")
+        # read_lines strips the line: neither field can be empty.
+        domain, document = (None, fields[0]) if len(fields) == 1 else (fields[0].strip(), fields[1].strip())
+        if len(document) > DOCUMENT_LENGTH or (domain and len(domain) > DOMAIN_LENGTH):
+            raise CampaignFormatError(display, number, f"a document name has at most {DOCUMENT_LENGTH} characters, "
+                                                       f"a domain at most {DOMAIN_LENGTH}")
+        if document != current:
+            if document in finished:
+                raise CampaignFormatError(display, number, f"document {document!r} began earlier and was "
+                                                           "interrupted: a document's lines must be consecutive")
+            if current is not None:
+                finished.add(current)
+            current = document
+        elif domain != documents[-1][1]:
+            raise CampaignFormatError(display, number, f"document {document!r} changes its domain")
+        documents.append((document, domain))
+    return documents
 
 
 def _same_length(display, lines, source_file, sources):

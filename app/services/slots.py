@@ -103,6 +103,18 @@ _TAKE_SLOT = (
 )
 
 
+_TAKE_ANY_SLOT = (
+    update(Slot.__table__)
+    .where(Slot.id == bindparam("slot_id"))
+    .values(pending=Slot.pending + 1)
+    .returning(
+        select(Sentence.source).where(Sentence.id == bindparam("text_sentence")).scalar_subquery(),
+        _output_text("text_system_a"),
+        _output_text("text_system_b"),
+    )
+)
+
+
 def _next_sentence(campaign_id, participation_id, skip, served=0):
     """The id of the fullest open sentence the volunteer has not seen, locked
     (``served``: items the volunteer was served; beyond EXACT_UP_TO, see there).
@@ -185,22 +197,30 @@ _LOCK_SENTENCE = (
     .where(Sentence.id == bindparam("sentence_id"), Sentence.is_open.is_(True))
     .with_for_update(of=Sentence, skip_locked=True)
 )
+# The same, open or not, waiting for another transaction's lock: the slot is
+# taken whatever its count (take_slot_in's ``beyond_target``).
+_LOCK_ANY_SENTENCE = select(Sentence.id).where(Sentence.id == bindparam("sentence_id")).with_for_update(of=Sentence)
+_ANY_SLOTS = select(Slot.id, Slot.pending, Slot.system_a_id, Slot.system_b_id).where(
+    Slot.sentence_id == bindparam("sentence_id"), Slot.identical.is_(False))
 
 
-def take_slot_in(sentence_id, system_id):
+def take_slot_in(sentence_id, system_id, beyond_target=False):
     """Reserve one system's open slot of a sentence (DA: another system's
     output of a source the volunteer has seen): (slot row, sentence id,
     texts) as ``take_slot``, or None when it is full, closed or another
-    transaction holds the sentence (the caller serves something else)."""
-    if execute(_LOCK_SENTENCE, {"sentence_id": sentence_id}).scalar() is None:
+    transaction holds the sentence (the caller serves something else).
+    ``beyond_target``: full or closed will do (ESA: a document begun is
+    served whole; the judgments beyond the target count as such)."""
+    lock, take = (_LOCK_ANY_SENTENCE, _TAKE_ANY_SLOT) if beyond_target else (_LOCK_SENTENCE, _TAKE_SLOT)
+    if execute(lock, {"sentence_id": sentence_id}).scalar() is None:
         return None
-    slots = [slot for slot in execute(_OPEN_SLOTS, {"sentence_id": sentence_id}).all()
+    slots = [slot for slot in execute(_ANY_SLOTS if beyond_target else _OPEN_SLOTS, {"sentence_id": sentence_id}).all()
              if slot.system_a_id == system_id]
     if not slots:
         return None
     slot = slots[0]
     taken = execute(
-        _TAKE_SLOT,
+        take,
         {"slot_id": slot.id, "text_sentence": sentence_id, "text_system_a": slot.system_a_id,
          "text_system_b": slot.system_b_id},
     ).first()

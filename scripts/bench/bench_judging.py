@@ -2,6 +2,7 @@
 
     .venv/bin/python scripts/bench/bench_judging.py          (make bench; about 2 minutes)
     .venv/bin/python scripts/bench/bench_judging.py --protocol da   (a DA campaign, issue 20)
+    .venv/bin/python scripts/bench/bench_judging.py --protocol esa  (an ESA campaign, issue 33)
 
 In one run:
 
@@ -177,8 +178,9 @@ def main(argv=None):
     parser.add_argument("--warmup", type=float, default=2.0, help="seconds before measuring, per level")
     parser.add_argument("--duration", type=float, default=8.0, help="seconds measured per level")
     parser.add_argument("--sentences", type=int, default=2000, help="sentences of the HTTP campaign")
-    parser.add_argument("--protocol", choices=("pairwise", "da"), default="pairwise",
-                        help="the campaign's protocol (da: one translation scored 0-100, with quality-control items)")
+    parser.add_argument("--protocol", choices=("pairwise", "da", "esa"), default="pairwise",
+                        help="the campaign's protocol (da: one translation scored 0-100, with quality-control "
+                             "items; esa: error spans and a score, documents of five sentences)")
     parser.add_argument("--next-sizes", type=lambda s: [int(x) for x in s.split(",")], default=[500, 50000],
                         help="campaign sizes for the next-item timing (multiples of 500)")
     parser.add_argument("--history", type=int, default=40,

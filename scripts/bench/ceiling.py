@@ -61,6 +61,8 @@ def next_item(after):
     item = {"token": str(sentence.id), "position": sentence.id, "source": sentence.source}
     if os.environ.get("BENCH_CEILING_PROTOCOL") == "da":
         return item | {"translation": sentence.left_text}
+    if os.environ.get("BENCH_CEILING_PROTOCOL") == "esa":
+        return item | {"translation": sentence.left_text, "previous": []}
     return item | {"left": sentence.left_text, "right": sentence.right_text}
 
 
@@ -72,8 +74,10 @@ def api_item(slug):
 @app.post("/c/<slug>/api/judgment")
 def api_judgment(slug):
     data = request.get_json(silent=True) or {}
-    # A pairwise choice, or a DA score (stored as text: the ceiling keeps one table).
+    # A pairwise choice, or a DA score, or an ESA score and spans (stored as text: the ceiling keeps one table).
     answer = data.get("choice") if data.get("choice") in ("left", "right", "equal") else data.get("score")
+    if answer is not None and "spans" in data:
+        answer = f"{answer} {data['spans']}"
     if answer is None or not str(data.get("token", "")).isdigit():
         return jsonify({"status": "error"}), 400
     sentence_id = int(data["token"])

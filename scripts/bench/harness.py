@@ -163,7 +163,11 @@ class Server:
 def answer_for(item, rng):
     """What a simulated volunteer sends for ``item``: a control (known by its source text) answered
     correctly, a test item at random; a DA item (it has a ``translation``) scored 50-100 as the system
-    wrote it, 0-40 when words are missing (a bad reference), so the live rule lets the volunteer be."""
+    wrote it, 0-40 when words are missing (a bad reference), so the live rule lets the volunteer be;
+    an ESA item (it has ``previous``) with its first word marked a minor error one time in two."""
+    if "previous" in item:
+        spans = [{"start": 0, "end": len(item["translation"].split()[0]), "severity": "minor"}] * rng.randint(0, 1)
+        return {"score": rng.randint(50, 100), "spans": json.dumps(spans)}
     if "translation" in item:
         whole = re.fullmatch(r"Output \d+ of \w+\.", item["translation"])
         return {"score": rng.randint(50, 100) if whole else rng.randint(0, 40)}
@@ -175,14 +179,19 @@ def answer_for(item, rng):
     return {"choice": "left" if item["left"] == better else "right"}
 
 
+DOCUMENT_SENTENCES = 5  # an ESA campaign's documents
+
+
 def write_campaign(folder, sentences, systems=("A", "B", "C", "D", "E"), protocol="pairwise"):
     """A campaign folder (docs/campaign-format.md) with generated texts and the 20 CONTROLS
-    (which a DA campaign does not use)."""
+    (which a DA campaign does not use); an ESA campaign's sentences in documents of five."""
     os.makedirs(os.path.join(folder, "systems"), exist_ok=True)
     files = {"source.txt": [f"Source sentence number {i}." for i in range(1, sentences + 1)],
              "controls.tsv": ["source\tbetter\tworse"] + [f"Control {i}.\tGood {i}.\tBad {i}." for i in range(1, 21)]}
     for name in systems:
         files[f"systems/{name}.txt"] = [f"Output {i} of {name}." for i in range(1, sentences + 1)]
+    if protocol == "esa":
+        files["documents.tsv"] = [f"document-{(i - 1) // DOCUMENT_SENTENCES}" for i in range(1, sentences + 1)]
     for name, lines in files.items():
         with open(os.path.join(folder, name), "w") as handle:
             handle.write("\n".join(lines) + "\n")
@@ -190,6 +199,7 @@ def write_campaign(folder, sentences, systems=("A", "B", "C", "D", "E"), protoco
         handle.write(f'slug = "{SLUG}"\nname = "Benchmark"\nsource_language = "en"\ntarget_language = "eu"\n'
                      'source = "source.txt"\n'
                      + ('controls = "controls.tsv"\n' if protocol == "pairwise" else f'protocol = "{protocol}"\n')
+                     + ('documents = "documents.tsv"\n' if protocol == "esa" else "")
                      + "[systems]\n"
                      + "".join(f'{name} = "systems/{name}.txt"\n' for name in systems))
     return folder

@@ -51,6 +51,8 @@
     if ($("report")) $("report").open = false;
     form.querySelectorAll("input[type=radio][data-answer]").forEach(function (r) { r.checked = false; });
     form.dispatchEvent(new Event("bozka:item"));
+    // A protocol's own script (esa.js) draws the new item and resets its fields.
+    document.dispatchEvent(new CustomEvent("bozka:item", { detail: item }));
     hideMissing();
     // Keep the volunteer at the task: back to the new item's start only if
     // they had scrolled past it (a long item), and to a notice above it (a

@@ -1,0 +1,31 @@
+"""The form of an ESA answer: the score and the spans (JSON, from static/js/esa.js)."""
+import json
+
+from flask_babel import lazy_gettext as _l
+from wtforms import HiddenField, IntegerField, StringField
+from wtforms.validators import DataRequired, InputRequired, ValidationError
+
+from ...forms import Bounded, Form, at_most
+from . import spans
+
+
+def _spans(form, field):
+    try:
+        value = json.loads(field.data or "")
+    except ValueError:
+        value = None
+    if spans.parse(value) is None:
+        raise ValidationError(_l("The marked errors could not be read; please mark them again."))
+
+
+class EsaForm(Form):
+    token = HiddenField(validators=[DataRequired(), at_most(32)])
+    score = IntegerField(
+        validators=[
+            InputRequired(_l("Please move the slider to give a score.")),
+            Bounded(min=0, max=100, message=_l("A score is a whole number from 0 to 100.")),
+        ]
+    )
+    # Its input is item_esa.html's own (kept by static/js/esa.js): a HiddenField
+    # would be drawn a second time by hidden_tag().
+    spans = StringField(default="[]", validators=[at_most(spans.MAX_TEXT), _spans])
