@@ -75,10 +75,12 @@ def test_pairs_are_decided_live_shown_exported_and_told(browser, live_server, si
         expect(fold.locator("tr[data-pair='B|C'] td").last).to_have_text("B better")
         expect(fold.locator("[data-figure=decided-pairs]")).to_have_text("3 of 3 pairs decided")
         expect(fold.locator("#decisions-rule")).to_contain_text("anytime-valid test")
-        fold.scroll_into_view_if_needed()
+        # Scrolled in the page: the live panel may replace the section between a lookup and an action.
+        show = "document.getElementById('section-decisions').scrollIntoView()"
+        dash.evaluate(show)
         dash.screenshot(path=os.path.join(screenshots, "decisions-dashboard-desktop.png"))
         dash.set_viewport_size(PHONE)
-        fold.scroll_into_view_if_needed()
+        dash.evaluate(show)
         dash.screenshot(path=os.path.join(screenshots, "decisions-dashboard-phone.png"))
         assert dash.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
 

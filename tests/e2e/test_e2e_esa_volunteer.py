@@ -94,7 +94,7 @@ def annotate(browser, live_server, site_database, screenshots, username, viewpor
         expect(page.locator("#esa-list li")).to_have_count(3)
         page.screenshot(path=f"{screenshots}/esa-evaluate-{'phone' if touch else 'desktop'}.png")
         given = score(page, 40, touch)
-        next_item(page, 1, touch)
+        next_item(page, None, touch)  # marked quickly, it may count for nothing: the database says what was stored
         stored = answers(site_database, username)
         number, document, translation, stored_score, stored_spans = stored[0]
         # The text the page showed is the one whose offsets were stored.
