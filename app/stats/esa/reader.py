@@ -14,7 +14,7 @@ from __future__ import annotations
 import csv
 import json
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
 from ..reading import InputError, bad_utf8_line, csv_rows, json_object, open_text
@@ -35,7 +35,8 @@ class Span(NamedTuple):
     severity: str
 
 
-class Judgment(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class Judgment:
     annotator: str
     system: str
     document: str
@@ -224,7 +225,7 @@ def with_domains(path: str, judgments, documents: str | None) -> list:
     """The judgments with the domain of the documents file; a judgment whose
     document is not its segment's there raised as InputError."""
     if documents is None:
-        return [j._replace(domain=j.domain or ONE_DOMAIN) for j in judgments]
+        return [replace(j, domain=j.domain or ONE_DOMAIN) for j in judgments]
     docs = read_documents(documents)
     out = []
     for j in judgments:
@@ -235,7 +236,7 @@ def with_domains(path: str, judgments, documents: str | None) -> list:
         if document != j.document:
             raise InputError(path, j.line, f"document {j.document} is not segment {j.segment}'s: "
                              f"{documents}:{j.segment + 1} has {document}")
-        out.append(j._replace(domain=domain))
+        out.append(replace(j, domain=domain))
     return out
 
 
