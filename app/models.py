@@ -544,9 +544,10 @@ class Item(db.Model):
 
 
 class DaJudge(db.Model):
-    """A DA volunteer's running sums, moved in each answer's transaction
-    (protocols/da/protocol.py), so the live rules, the judge test and the dashboard
-    read a few rows instead of every score."""
+    """A scoring volunteer's running sums (DA, and ESA since; named for DA),
+    moved in each answer's transaction (services/score_sums.py), so the live
+    rules, the judge test and the dashboard read a few rows instead of every
+    score."""
 
     __tablename__ = "da_judges"
     __table_args__ = (Index("ix_da_judges_status", "campaign_id", "status"),)
@@ -581,13 +582,17 @@ class DaJudge(db.Model):
 
 
 class DaJudgeSystem(db.Model):
-    """A DA volunteer's counted system and repeat scores of one system."""
+    """A scoring volunteer's counted system and repeat scores of one system,
+    and (ESA) the errors marked on them."""
 
     __tablename__ = "da_judge_systems"
     participation_id = db.Column(db.Integer, db.ForeignKey("da_judges.participation_id"), primary_key=True)
     system_id = db.Column(db.Integer, db.ForeignKey("systems.id"), primary_key=True)
     scores = db.Column(db.Integer, nullable=False, default=0)
     total = db.Column(db.Integer, nullable=False, default=0)
+    minor = db.Column(db.Integer, nullable=False, default=0, server_default="0")
+    major = db.Column(db.Integer, nullable=False, default=0, server_default="0")
+    omissions = db.Column(db.Integer, nullable=False, default=0, server_default="0")
 
 
 class DaJudgeKind(db.Model):

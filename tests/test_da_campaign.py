@@ -10,6 +10,7 @@ from sqlalchemy import func, select
 from app.extensions import db
 from app.models import Campaign, Item, Output, Participation, Slot, Ticket, utcnow
 from app.services import evaluation
+from app.services import score_quality
 from app.protocols.da import quality as da_quality
 from app.services.campaign_writer import create_campaign
 from app.services.importer import CampaignFormatError, read_campaign
@@ -43,7 +44,7 @@ def test_a_da_campaign_has_one_slot_per_output_and_a_bad_reference_of_each(da_ca
         words, bad = output.text.split(), output.degraded.split()
         assert len(bad) == len(words) and bad != words
         changed = [n for n, (a, b) in enumerate(zip(words, bad)) if a != b]
-        assert changed[-1] - changed[0] < da_quality.words_to_delete(len(words))
+        assert changed[-1] - changed[0] < score_quality.words_to_delete(len(words))
 
 
 @pytest.mark.parametrize("change, message", [
@@ -116,7 +117,7 @@ def test_quality_items_follow_their_original_once_at_the_chosen_distance(da_camp
         assert item.slot_id is None and item.score is not None
         assert reference or item.qc_kind != da_quality.REFERENCE
         if item.original_item_id is None:  # a bad reference served first, its original never served
-            assert item.qc_kind == da_quality.BAD_REFERENCE
+            assert item.qc_kind == score_quality.BAD_REFERENCE
             continue
         original = by_id[item.original_item_id]  # the same volunteer's
         assert original.qc_kind is None and original.slot_id is not None
@@ -124,7 +125,7 @@ def test_quality_items_follow_their_original_once_at_the_chosen_distance(da_camp
         if original.position < item.position:
             assert original.position <= item.position - gap(item.position)  # at the chosen distance
         else:  # the bad reference first, its original a test item later (issue 28), closer at the very end
-            assert item.qc_kind == da_quality.BAD_REFERENCE
+            assert item.qc_kind == score_quality.BAD_REFERENCE
             assert item.position <= original.position - gap(original.position) or not more_after(original)
     tests = [item for item in items if item.qc_kind is None]
     outputs = {(item.sentence_id, item.left_system_id) for item in tests}
@@ -158,7 +159,7 @@ def test_the_quality_item_shows_the_degraded_repeated_or_reference_text(da_campa
             select(Output).where(Output.sentence_id == original.sentence_id, Output.system_id == original.left_system_id)
         )
         expected = {
-            None: output.text, da_quality.REPEAT: output.text, da_quality.BAD_REFERENCE: output.degraded,
+            None: output.text, score_quality.REPEAT: output.text, score_quality.BAD_REFERENCE: output.degraded,
             da_quality.REFERENCE: f"The reference translation of sentence {item.sentence.number}.",
         }[item.qc_kind]
         assert shown[item.id]["translation"] == expected
@@ -182,15 +183,15 @@ def test_an_aggressive_optimiser_is_dismissed_with_the_pairwise_consequences(da_
     statuses = _run(campaign, participation_id, _optimiser)
     assert statuses[-1] == "dismissed"
     participation = db.session.get(Participation, participation_id)
-    assert participation.dismissed_reason == da_quality.NOT_LOWER
+    assert participation.dismissed_reason == score_quality.NOT_LOWER
     items = _items(participation_id)
     # Decided at the minimum number of completed pairs, not before: the last answer completed the third.
     # A bad reference served before its original (issue 28) is a pair only once that original is scored.
     by_id = {item.id: item for item in items}
     pairs = [(by_id[item.original_item_id], item) for item in items
-             if item.qc_kind == da_quality.BAD_REFERENCE and item.original_item_id is not None]
+             if item.qc_kind == score_quality.BAD_REFERENCE and item.original_item_id is not None]
     assert len(pairs) == 3
-    assert any(item.qc_kind == da_quality.BAD_REFERENCE and item.original_item_id is None for item in items)
+    assert any(item.qc_kind == score_quality.BAD_REFERENCE and item.original_item_id is None for item in items)
     answered = [item for item in items if item.answered_at is not None]
     assert max(max(a.position, b.position) for a, b in pairs) == answered[-1].position
     assert all(item.discarded_at is not None for item in items if item.answered_at is not None)
@@ -206,7 +207,7 @@ def test_scores_that_barely_vary_are_dismissed_and_an_honest_judge_is_not(da_cam
     flat = join_directly(campaign, "flat")
     # Lower on bad references, but by a point, and otherwise always 70.
     assert _run(campaign, flat, lambda texts: 70 if _full(texts) else 69)[-1] == "dismissed"
-    assert db.session.get(Participation, flat).dismissed_reason == da_quality.LOW_VARIATION
+    assert db.session.get(Participation, flat).dismissed_reason == score_quality.LOW_VARIATION
     honest = join_directly(campaign, "honest")
     rng = random.Random(5)
     statuses = _run(campaign, honest, lambda texts: rng.randint(60, 100) if _full(texts) else rng.randint(0, 40))

@@ -11,7 +11,8 @@ from app import realtime
 from app.extensions import db, socketio
 from app.models import Item, Output, Participation, utcnow
 from app.services import dashboard, evaluation, export
-from app.protocols.da import export as da_export, quality as da_quality
+from app.services import score_quality
+from app.protocols.da import export as da_export
 from app.stats.da.analysis import analyse_da
 from app.stats.da.loader import REPEAT, SYSTEM, load_da
 from da_simulation import honest, join, judge, make_da_campaign, optimiser, run, user_id
@@ -55,10 +56,10 @@ def test_the_system_table_is_the_analysis_of_the_export(app, tmp_path):
                                             Item.original_item_id.is_not(None))
         assert entry["valid"] == db.session.scalar(stored.where(Item.discarded_at.is_(None)))
         assert entry["discarded"] == db.session.scalar(stored.where(Item.discarded_at.is_not(None)))
-    bad = next(entry for entry in data["quality"] if entry["kind"] == da_quality.BAD_REFERENCE)
+    bad = next(entry for entry in data["quality"] if entry["kind"] == score_quality.BAD_REFERENCE)
     assert bad["discarded"] >= 3 and bad["mean"] < bad["original_mean"] - 30  # honest judges see the damage
-    assert data["dismissed_by_rule"] == [{"reason": da_quality.NOT_LOWER, "count": 1},
-                                         {"reason": da_quality.LOW_VARIATION, "count": 0}]
+    assert data["dismissed_by_rule"] == [{"reason": score_quality.NOT_LOWER, "count": 1},
+                                         {"reason": score_quality.LOW_VARIATION, "count": 0}]
 
 
 def test_the_dashboard_page_shows_da_figures_and_nothing_pairwise(app, tmp_path):
@@ -97,7 +98,7 @@ def test_the_panel_follows_new_scores_and_the_organiser_room_hears_them(app, tmp
     second = dashboard.summary(campaign, utcnow())["protocol"]  # not the cached figures
     assert second["scores"] == counted() == 12  # ane scored a bad reference: tested
     system_and_repeats = db.session.scalar(select(func.count()).where(
-        Item.answered_at.is_not(None), (Item.qc_kind.is_(None)) | (Item.qc_kind == da_quality.REPEAT)))
+        Item.answered_at.is_not(None), (Item.qc_kind.is_(None)) | (Item.qc_kind == score_quality.REPEAT)))
     kept = second["judges"]["judges"] - second["judges"]["left_out"]
     assert sum(row["scores"] for row in second["systems"]) == system_and_repeats * kept
     realtime.touch(campaign.id)
@@ -130,7 +131,7 @@ def test_the_review_page_of_a_da_volunteer(app, tmp_path):
     report = organiser.get("/organiser/c/test/suspicious")
     assert report.status_code == 200 and "Only the quality-control rule ends participation" in report.get_data(as_text=True)
     # The dismissed volunteer's state reads as the label.
-    assert db.session.get(Participation, participation_id).dismissed_reason == da_quality.NOT_LOWER
+    assert db.session.get(Participation, participation_id).dismissed_reason == score_quality.NOT_LOWER
     assert user_id("opti") is not None
 
 

@@ -3,6 +3,7 @@ import random
 
 from hypothesis import assume, given, strategies as st
 
+from app.services import score_quality
 from app.protocols.da import quality as qc
 from app.services import degrade
 
@@ -12,15 +13,15 @@ seeds = st.integers(min_value=0, max_value=2**32)
 
 def test_words_deleted_follow_the_seed_table():
     expected = {1: 0, 2: 1, 3: 1, 4: 2, 5: 2, 6: 3, 8: 3, 9: 4, 15: 4, 16: 5, 20: 5, 21: 4, 25: 5, 40: 8, 101: 20}
-    assert {n: qc.words_to_delete(n) for n in expected} == expected
+    assert {n: score_quality.words_to_delete(n) for n in expected} == expected
 
 
 @given(words, words, seeds)
 def test_an_adequacy_bad_reference_replaces_one_run_of_words_keeping_the_length(tokens, donor_tokens, seed):
     assume(len(tokens) != 1 and len(donor_tokens) != 1)  # one word is read as characters: the next test
     text, donor = " ".join(tokens), " ".join(donor_tokens)
-    bad = qc.degrade_adequacy(text, random.Random(seed), donor)
-    k = qc.words_to_delete(len(tokens))
+    bad = score_quality.degrade_adequacy(text, random.Random(seed), donor)
+    k = score_quality.words_to_delete(len(tokens))
     if bad is None:  # too short, a donor too short, or every try gave the same words back
         again = random.Random(seed)
         assert k == 0 or len(donor_tokens) < k or all(
@@ -33,7 +34,7 @@ def test_an_adequacy_bad_reference_replaces_one_run_of_words_keeping_the_length(
 
 
 def test_an_adequacy_bad_reference_needs_a_donor():
-    assert qc.degrade_adequacy("one two three four five", random.Random(1), None) is None
+    assert score_quality.degrade_adequacy("one two three four five", random.Random(1), None) is None
 
 
 @given(words, seeds)
@@ -60,7 +61,7 @@ def test_a_fluency_bad_reference_copies_a_pair_over_two_words_away_from_itself_a
 
 def test_a_text_without_spaces_is_degraded_by_characters():
     text = "ภาษาไทยไม่มีช่องว่าง"
-    bad = qc.degrade_adequacy(text, random.Random(1), "คำอื่นจากประโยคอื่น")
+    bad = score_quality.degrade_adequacy(text, random.Random(1), "คำอื่นจากประโยคอื่น")
     assert bad is not None and " " not in bad and bad != text
     assert len(bad) == len(text)
 
@@ -68,7 +69,7 @@ def test_a_text_without_spaces_is_degraded_by_characters():
 @given(st.integers(min_value=0, max_value=100), st.text(min_size=1, max_size=8))
 def test_quality_positions_keep_their_share(share, seed):
     positions = range(1, 2001)
-    drawn = sum(qc.is_quality_position(p, share, seed) for p in positions)
+    drawn = sum(score_quality.is_quality_position(p, share, seed) for p in positions)
     assert abs(drawn / len(positions) - share / 100) < 0.05
 
 
@@ -77,7 +78,7 @@ def test_quality_kinds_come_in_equal_shares_and_reference_only_with_references()
     without = [qc.quality_kind("s", p, False) for p in range(3000)]
     assert all(abs(with_refs.count(kind) / 3000 - 1 / 3) < 0.03 for kind in qc.KINDS)
     assert qc.REFERENCE not in without
-    assert abs(without.count(qc.REPEAT) / 3000 - 0.5) < 0.03
+    assert abs(without.count(score_quality.REPEAT) / 3000 - 0.5) < 0.03
 
 
 @given(st.integers(min_value=1, max_value=500), st.sets(st.integers(min_value=1, max_value=500)),
@@ -93,23 +94,23 @@ def test_the_live_rule_waits_for_enough_pairs_then_catches_only_clear_optimisers
     rng = random.Random(7)
     honest_pairs = [(s, max(0, s - rng.gauss(25, 15))) for s in (rng.uniform(40, 100) for _ in range(10))]
     honest_scores = [score for pair in honest_pairs for score in pair]
-    assert qc.optimiser_reason(honest_pairs, honest_scores, min_pairs=5, min_spread=5) is None
+    assert score_quality.optimiser_reason(honest_pairs, honest_scores, min_pairs=5, min_spread=5) is None
     # Scoring every item 50 (bad references no lower) is caught; not before five pairs.
     flat = [(50, 50)] * 5
-    assert qc.optimiser_reason(flat[:4], [50] * 8, min_pairs=5, min_spread=5) is None
-    assert qc.optimiser_reason(flat, [50] * 10, min_pairs=5, min_spread=5) == qc.NOT_LOWER
+    assert score_quality.optimiser_reason(flat[:4], [50] * 8, min_pairs=5, min_spread=5) is None
+    assert score_quality.optimiser_reason(flat, [50] * 10, min_pairs=5, min_spread=5) == score_quality.NOT_LOWER
     # Bad references a little lower, but every score within a point or two.
     narrow = [(52, 50)] * 5
-    assert qc.optimiser_reason(narrow, [52, 50] * 5, min_pairs=5, min_spread=5) == qc.LOW_VARIATION
+    assert score_quality.optimiser_reason(narrow, [52, 50] * 5, min_pairs=5, min_spread=5) == score_quality.LOW_VARIATION
     # Bad references scored higher on average.
     worse = [(40, 80), (60, 50), (30, 70), (90, 85), (20, 60)]
-    assert qc.optimiser_reason(worse, [s for p in worse for s in p], min_pairs=5, min_spread=5) == qc.NOT_LOWER
+    assert score_quality.optimiser_reason(worse, [s for p in worse for s in p], min_pairs=5, min_spread=5) == score_quality.NOT_LOWER
 
 
 def test_the_order_of_a_pair_is_drawn_from_the_seed_half_and_half():
-    drawn = [qc.bad_reference_first("s", p) for p in range(4000)]
+    drawn = [score_quality.bad_reference_first("s", p) for p in range(4000)]
     assert abs(sum(drawn) / 4000 - 0.5) < 0.03
-    assert drawn != [qc.bad_reference_first("t", p) for p in range(4000)]
+    assert drawn != [score_quality.bad_reference_first("t", p) for p in range(4000)]
 
 
 def test_the_early_window_ends_with_the_first_ticket():
@@ -117,44 +118,44 @@ def test_the_early_window_ends_with_the_first_ticket():
 
 
 def test_the_early_rule_holds_scores_that_do_not_move():
-    assert qc.early_reason([], [50] * 4, min_spread=3) is None  # not before five scores
-    assert qc.early_reason([], [50] * 5, min_spread=3) == qc.LOW_VARIATION
-    assert qc.early_reason([], [70, 71, 69, 70, 72], min_spread=3) == qc.LOW_VARIATION
-    assert qc.early_reason([], [70, 40, 90, 55, 20], min_spread=3) is None
+    assert score_quality.early_reason([], [50] * 4, min_spread=3) is None  # not before five scores
+    assert score_quality.early_reason([], [50] * 5, min_spread=3) == score_quality.LOW_VARIATION
+    assert score_quality.early_reason([], [70, 71, 69, 70, 72], min_spread=3) == score_quality.LOW_VARIATION
+    assert score_quality.early_reason([], [70, 40, 90, 55, 20], min_spread=3) is None
     # Only the first five scores: varied ones later do not clear a flat start.
-    assert qc.early_reason([], [50] * 5 + [0, 100], min_spread=3) == qc.LOW_VARIATION
+    assert score_quality.early_reason([], [50] * 5 + [0, 100], min_spread=3) == score_quality.LOW_VARIATION
 
 
 def test_the_early_rule_holds_a_score_copied_from_the_same_source():
     varied = [10, 90, 40, 60, 80]
-    assert qc.early_reason([(60, 60)], varied, min_spread=3) is None  # one pair decides nothing
-    assert qc.early_reason([(60, 60), (35, 35)], varied, min_spread=3) == qc.NOT_LOWER
-    assert qc.early_reason([(60, 62), (35, 34)], varied, min_spread=3) == qc.NOT_LOWER  # give or take 2
-    assert qc.early_reason([(60, 61), (35, 20)], varied, min_spread=3) is None  # one of two missed
-    assert qc.early_reason([(60, 70), (35, 45)], varied, min_spread=3) is None  # higher: a slip, not a copy
+    assert score_quality.early_reason([(60, 60)], varied, min_spread=3) is None  # one pair decides nothing
+    assert score_quality.early_reason([(60, 60), (35, 35)], varied, min_spread=3) == score_quality.NOT_LOWER
+    assert score_quality.early_reason([(60, 62), (35, 34)], varied, min_spread=3) == score_quality.NOT_LOWER  # give or take 2
+    assert score_quality.early_reason([(60, 61), (35, 20)], varied, min_spread=3) is None  # one of two missed
+    assert score_quality.early_reason([(60, 70), (35, 45)], varied, min_spread=3) is None  # higher: a slip, not a copy
     # An original scored near 0 leaves no room below it: such pairs are not read.
-    assert qc.early_reason([(2, 2), (60, 60), (0, 0), (35, 20)], varied, min_spread=3) is None
+    assert score_quality.early_reason([(2, 2), (60, 60), (0, 0), (35, 20)], varied, min_spread=3) is None
     # Only the first two pairs: a copier cannot pass by scoring lower later.
-    assert qc.early_reason([(60, 60), (35, 35), (80, 10)], varied, min_spread=3) == qc.NOT_LOWER
+    assert score_quality.early_reason([(60, 60), (35, 35), (80, 10)], varied, min_spread=3) == score_quality.NOT_LOWER
 
 
 def test_the_early_rule_holds_copies_and_clear_reversals_when_three_make_a_quarter_of_the_pairs():
     varied = [10, 90, 40, 60, 80]
     # The later of two translations scored 30 lower, whichever it was; the same score when both came after.
     guessed = [(80, 50), (40, 70), (90, 60), (30, 60), (50, 50), (60, 30)]
-    assert qc.early_reason(guessed[:4], varied, min_spread=3) is None  # two are slips
-    assert qc.early_reason(guessed[:5], varied, min_spread=3) == qc.NOT_LOWER
-    assert qc.early_reason([(80, 50), (40, 59), (90, 60), (30, 49), (50, 20)], varied, min_spread=3) is None  # 19: not clear
+    assert score_quality.early_reason(guessed[:4], varied, min_spread=3) is None  # two are slips
+    assert score_quality.early_reason(guessed[:5], varied, min_spread=3) == score_quality.NOT_LOWER
+    assert score_quality.early_reason([(80, 50), (40, 59), (90, 60), (30, 49), (50, 20)], varied, min_spread=3) is None  # 19: not clear
     honest = [(80, 30)] * 9 + [(40, 65), (80, 79), (40, 65)]  # three suspect pairs in twelve
-    assert qc.early_reason(honest, varied, min_spread=3) == qc.NOT_LOWER
-    assert qc.early_reason([(80, 30)] + honest, varied, min_spread=3) is None  # in thirteen
+    assert score_quality.early_reason(honest, varied, min_spread=3) == score_quality.NOT_LOWER
+    assert score_quality.early_reason([(80, 30)] + honest, varied, min_spread=3) is None  # in thirteen
     # Pairs at the floor are neither copies nor reversals.
-    assert qc.early_reason([(80, 30), (2, 2), (0, 0), (1, 1), (80, 30)], varied, min_spread=3) is None
+    assert score_quality.early_reason([(80, 30), (2, 2), (0, 0), (1, 1), (80, 30)], varied, min_spread=3) is None
 
 
 @given(st.lists(st.tuples(st.integers(30, 100), st.integers(0, 100)), max_size=40),
        st.lists(st.integers(0, 100), min_size=5, max_size=5))
 def test_a_judge_whose_bad_references_are_all_clearly_lower_is_held_only_for_flat_scores(pairs, scores):
-    lower = [(original, min(bad, original - qc.COPY_MARGIN - 1)) for original, bad in pairs]
-    reason = qc.early_reason(lower, scores, min_spread=3)
-    assert reason is None or (reason == qc.LOW_VARIATION and max(scores) - min(scores) < 10)
+    lower = [(original, min(bad, original - score_quality.COPY_MARGIN - 1)) for original, bad in pairs]
+    reason = score_quality.early_reason(lower, scores, min_spread=3)
+    assert reason is None or (reason == score_quality.LOW_VARIATION and max(scores) - min(scores) < 10)

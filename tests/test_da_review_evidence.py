@@ -15,7 +15,7 @@ import sys
 from app.extensions import db
 from app.models import Participation, utcnow
 from app.services import dashboard, review
-from app.protocols.da import quality as da_quality
+from app.services import score_quality
 from app.protocols.pairwise.export import CONTROL_COLUMNS
 from app.services.export import volunteer_columns
 from app.stats.loader import detect_format
@@ -41,7 +41,7 @@ def test_a_held_da_volunteer_shows_the_quality_evidence_and_counts_nothing(app, 
     run(campaign, participation_id, optimiser, limit=40)
     participation = db.session.get(Participation, participation_id)
     assert participation.is_held and not participation.is_dismissed
-    assert participation.held_reason in (da_quality.NOT_LOWER, da_quality.LOW_VARIATION)
+    assert participation.held_reason in (score_quality.NOT_LOWER, score_quality.LOW_VARIATION)
     page = page_of(app, participation_id)
     sign = row(page, "sign-da_quality")
     assert "Held for it" in sign and "yes: " in sign
@@ -87,7 +87,7 @@ def test_totals_group_an_organisers_own_reasons_as_one_kind(app, tmp_path):
         review.dismiss(campaign, review.locked_volunteer(campaign, pid), words, now)
     db.session.commit()
     reasons = dashboard.summary(campaign, utcnow())["totals"]["dismissed_reasons"]
-    assert {(r["reason"], r["count"]) for r in reasons} == {(da_quality.NOT_LOWER, 1), ("by_organiser", 2)}
+    assert {(r["reason"], r["count"]) for r in reasons} == {(score_quality.NOT_LOWER, 1), ("by_organiser", 2)}
     panel = staff_client(app, "organiser").get("/organiser/c/test/panel").get_data(as_text=True)
     listed = panel[panel.index('id="dismissed-reasons"'):panel.index("</ul>", panel.index('id="dismissed-reasons"'))]
     assert "probably reversed the slider" not in listed and "A bot." not in listed
@@ -120,7 +120,7 @@ def test_the_da_volunteers_export_has_das_quality_columns(app, tmp_path):
         rows = list(reader)
     assert not set(CONTROL_COLUMNS) & set(rows[0])
     dismissed = next(r for r in rows if r["dismissed"] == "true")
-    assert dismissed["dismissed_reason"] == da_quality.NOT_LOWER
+    assert dismissed["dismissed_reason"] == score_quality.NOT_LOWER
     assert int(dismissed["qc_pairs"]) >= campaign.qc_min_pairs and float(dismissed["qc_mean_drop"]) <= 0
     assert int(dismissed["qc_items"]) > 0
     fresh = next(r for r in rows if r["items_answered"] == "0")

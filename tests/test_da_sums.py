@@ -9,10 +9,12 @@ from hypothesis import given, strategies as st
 from sqlalchemy import case, select
 from sqlalchemy.orm import aliased
 
+from app.services import score_sums
 from app.extensions import db
 from app.models import DaJudge, DaJudgeKind, DaJudgeSystem, Item, Participation, utcnow
 from app.services import evaluation, review
-from app.protocols.da import dashboard as da_dashboard, quality as da_quality, sums as da_sums
+from app.services import score_quality
+from app.protocols.da import dashboard as da_dashboard
 from app.stats.da.loader import from_da_records
 from app.stats.da.quality import judge_quality
 from da_simulation import honest, join, make_da_campaign, optimiser
@@ -37,7 +39,7 @@ _original = aliased(Item)
 _BAD_PAIRS = (
     select(_original.score, Item.score)
     .join(_original, _original.id == Item.original_item_id)
-    .where(Item.qc_kind == da_quality.BAD_REFERENCE, Item.answered_at.is_not(None),
+    .where(Item.qc_kind == score_quality.BAD_REFERENCE, Item.answered_at.is_not(None),
            _original.answered_at.is_not(None))
     .order_by(case((Item.position > _original.position, Item.position), else_=_original.position))
 )
@@ -54,7 +56,7 @@ def stored(participation_id):
 
 
 def recomputed(participation):
-    judge, systems, kinds = da_sums.recompute_from_database(participation)
+    judge, systems, kinds = score_sums.recompute_from_database(participation)
     columns = [column.name for column in DaJudge.__table__.columns]
     return ({name: getattr(judge, name) for name in columns},
             {row.system_id: (row.scores, row.total) for row in systems},
@@ -88,7 +90,7 @@ def test_the_running_sums_equal_the_recomputation_from_the_rows(app, tmp_path):
         scores = db.session.scalars(select(Item.score).where(Item.participation_id == pid, Item.score.is_not(None))
                                     .order_by(Item.position)).all()  # the first scores are the first answered
         judge = stored(pid)[0]
-        assert {name: judge[name] for name in da_quality.LIVE_SUMS} == vars(da_quality.tally(pairs, scores))
+        assert {name: judge[name] for name in score_quality.LIVE_SUMS} == vars(score_quality.tally(pairs, scores))
         items = db.session.scalars(select(Item).where(Item.participation_id == pid)).all()
         positions = {item.id: item.position for item in items}
         reversed_pairs += sum(item.original_item_id is not None and positions[item.original_item_id] > item.position
@@ -106,4 +108,4 @@ def test_the_judge_test_from_the_sums_is_the_analysis_s(pairs):
                for kind, score in (("system", original), ("bad_reference", bad))] or [("j", "S", "1", "system", 50)]
     expected = judge_quality(from_da_records(records))[0]["status"]
     differences = [bad - original for original, bad in pairs]
-    assert da_quality.judge_status(len(pairs), sum(differences), sum(d * d for d in differences)) == expected
+    assert score_quality.judge_status(len(pairs), sum(differences), sum(d * d for d in differences)) == expected

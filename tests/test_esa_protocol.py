@@ -73,7 +73,7 @@ def _walk(campaign, participation_id, answer, limit=100):
 
 
 def test_a_volunteer_gets_each_document_whole_in_order_with_what_came_before(app, tmp_path):
-    campaign = _campaign(tmp_path)
+    campaign = _campaign(tmp_path, qc_share=0)  # no bad-reference documents (tests/test_esa_quality.py)
     seen = _walk(campaign, _volunteer(campaign, "ane"), lambda texts: (70, []))
     documents = {}
     for number, system, _texts in seen:
@@ -96,7 +96,7 @@ def test_a_volunteer_gets_each_document_whole_in_order_with_what_came_before(app
 
 
 def test_a_document_begun_is_finished_even_when_others_filled_its_slots(app, tmp_path):
-    campaign = _campaign(tmp_path)
+    campaign = _campaign(tmp_path, qc_share=0)
     rng = random.Random(5)
     first = _volunteer(campaign, "first")
     step = evaluation.show(campaign, first, utcnow(), rng)

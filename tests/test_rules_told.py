@@ -99,7 +99,7 @@ def test_the_da_rule_says_its_own_thresholds(app, client, da_campaign):
     # The instructions have just said that translations come back.
     page = client.get("/c/test/instructions").get_data(as_text=True)
     assert "a changed one may come before the original" in page
-    # The early checks hold (da_quality.early_verdict), and the page says so.
+    # The early checks hold (score_quality.early_verdict), and the page says so.
     assert "Until your first raffle number (10 sentences), half of the items are such checks" in page
     assert _rule(client) == "Some of those are damaged on purpose. " + told
     assert "control sentence" not in page

@@ -16,7 +16,7 @@ from app.extensions import db
 from app.languages import LANGUAGE_COOKIE, expressed_locale, mail_locale
 from app.models import OutboxMail, Participation, User, utcnow
 from app.services import answers, quality, review
-from app.protocols.da import quality as da_quality
+from app.services import score_quality
 from app.services.campaign_writer import create_campaign
 from app.services.importer import read_campaign
 from helpers import QUIET_SIGNS, csrf_token, register, write_campaign
@@ -40,11 +40,11 @@ def _dismissed_page(client, reason, slug="test"):
 
 
 def test_every_live_rule_code_is_labelled_and_free_text_is_not():
-    for code in (quality.INITIAL_CONTROL_FAILED, quality.CONTROL_FAILURE_RATE, da_quality.NOT_LOWER,
-                 da_quality.LOW_VARIATION):
+    for code in (quality.INITIAL_CONTROL_FAILED, quality.CONTROL_FAILURE_RATE, score_quality.NOT_LOWER,
+                 score_quality.LOW_VARIATION):
         assert by_live_rule(code)
     assert {code for code, _ in DISMISSAL_REASONS} == {
-        quality.INITIAL_CONTROL_FAILED, quality.CONTROL_FAILURE_RATE, da_quality.NOT_LOWER, da_quality.LOW_VARIATION}
+        quality.INITIAL_CONTROL_FAILED, quality.CONTROL_FAILURE_RATE, score_quality.NOT_LOWER, score_quality.LOW_VARIATION}
     for written in ("Answers from a bot", "first_controls_failed ", "", None):
         assert not by_live_rule(written)
 
@@ -89,8 +89,8 @@ def da_campaign(app, tmp_path):
 
 
 DA_TOLD = {
-    da_quality.NOT_LOWER: "did not tell the damaged translations we showed from the good ones",
-    da_quality.LOW_VARIATION: "your scores barely changed whatever the translation",
+    score_quality.NOT_LOWER: "did not tell the damaged translations we showed from the good ones",
+    score_quality.LOW_VARIATION: "your scores barely changed whatever the translation",
     "Scored everything 50 on purpose": BY_ORGANISERS,
 }
 

@@ -15,6 +15,7 @@ from sqlalchemy import select
 from app.extensions import db
 from app.models import Item, Participation, User, utcnow
 from app.services import export, quality, raffle
+from app.services import score_quality
 from app.protocols.da import quality as da_quality
 from app.services.importer import read_campaign
 from app.services.pseudonyms import pseudonym
@@ -80,7 +81,7 @@ def _dropped_judge():
 
     def score(texts, kind=None):
         original = 20 + (int(re.search(r"\d+", texts[0]).group()) * 37) % 60
-        if kind != da_quality.BAD_REFERENCE:
+        if kind != score_quality.BAD_REFERENCE:
             return original
         turn[0] += 1
         return original - 18 if turn[0] % 2 else original + 12

@@ -91,7 +91,7 @@ class Record:
     @property
     def quality(self):
         """The protocol's quality-control evidence, when its judgments carry
-        one (DA: ``da_review.Evidence``), else None."""
+        one (DA and ESA: ``score_quality.Evidence``), else None."""
         return getattr(self.judgments, "quality", None)
 
     @property

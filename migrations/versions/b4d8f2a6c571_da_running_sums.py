@@ -51,7 +51,7 @@ def upgrade():
     )
     # The sums of the answers already given, folded as the answers move them
     # (the one fold, protocols/da/sums.recompute), one volunteer at a time.
-    from app.protocols.da.sums import recompute
+    from app.services.score_sums import recompute
 
     rows = op.get_bind().execute(sa.text(
         "SELECT p.id AS participation_id, p.campaign_id, i.id, i.position, i.qc_kind, i.score, i.too_fast, "

@@ -333,7 +333,7 @@ def fill_da_sums(app, cid):
     """The DA running sums each answer moves (protocols/da/sums, where the tree has them), folded from the rows
     by the app's own ``recompute_from_database``."""
     try:
-        from app.protocols.da import sums as da_sums
+        from app.services import score_sums
     except ImportError:
         return
     from sqlalchemy import select
@@ -343,7 +343,7 @@ def fill_da_sums(app, cid):
 
     with app.app_context():
         for participation in db.session.scalars(select(Participation).where(Participation.campaign_id == cid)):
-            judge, systems, kinds = da_sums.recompute_from_database(participation)
+            judge, systems, kinds = score_sums.recompute_from_database(participation)
             db.session.add_all([judge, *systems, *kinds])
         db.session.commit()
 

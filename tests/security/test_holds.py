@@ -7,6 +7,7 @@ import pytest
 
 from sqlalchemy import select
 
+from app.services import score_quality
 from app.extensions import db
 from app.models import Item, Ticket
 from app.services import evaluation, holds, leaderboard, rewards
@@ -174,9 +175,8 @@ def test_an_answer_after_the_campaign_closed_counts_for_nothing(app, make_campai
 
 def test_every_sign_has_a_label_for_the_organiser():
     from app.choices import HOLD_REASONS
-    from app.protocols.da import quality as da_quality
 
-    # Pairwise signs (services/holds), then DA's early checks (da_quality.early_reason).
-    signs = list(holds.SIGNS) + [da_quality.NOT_LOWER, da_quality.LOW_VARIATION]
+    # Pairwise signs (services/holds), then DA's early checks (score_quality.early_reason).
+    signs = list(holds.SIGNS) + [score_quality.NOT_LOWER, score_quality.LOW_VARIATION]
     assert [code for code, _label in HOLD_REASONS] == signs
     assert all(str(label) for _code, label in HOLD_REASONS)

@@ -1,5 +1,5 @@
 """The Direct Assessment part of the organisers' dashboard, read from the
-volunteers' running sums (``da_sums``, moved in each answer's transaction):
+volunteers' running sums (``score_sums``, moved in each answer's transaction):
 a few rows per volunteer, never every score.
 
 The sums count the scores that count for research (``services/research.py``:
@@ -10,16 +10,15 @@ each judge's z from their own mean and standard deviation; the analysis
 averages per segment first, so its exact figures are in the export and the
 analysis.
 """
-from sqlalchemy import case, func, select
+from sqlalchemy import func, select
 
 from ...extensions import db
-from ...models import DaJudge, DaJudgeKind, DaJudgeSystem, Participation
-from ...services import totals
+from ...models import DaJudge, Participation
+from ...services import score_quality, score_sums, totals
 from . import quality as da_quality
 
-LIVE_RULE = (da_quality.NOT_LOWER, da_quality.LOW_VARIATION)
-# Volunteers whose scores count: neither held nor dismissed.
-_COUNTED = (Participation.dismissed_at.is_(None), Participation.held_at.is_(None))
+LIVE_RULE = (score_quality.NOT_LOWER, score_quality.LOW_VARIATION)
+_COUNTED = score_sums.COUNTED
 
 
 def completion(campaign):
@@ -27,34 +26,11 @@ def completion(campaign):
     return totals.system_completion(campaign.id)
 
 
-# Per system, over the judges whose scores count: scores, judges, sum of
-# scores, sum of z scores and the scores that have one.
-_SYSTEM_SUMS = (
-    select(DaJudgeSystem.system_id, func.sum(DaJudgeSystem.scores), func.count(), func.sum(DaJudgeSystem.total),
-           func.sum(DaJudgeSystem.total * DaJudge.z_scale - DaJudgeSystem.scores * DaJudge.z_shift),
-           func.sum(case((DaJudge.z_scale > 0, DaJudgeSystem.scores), else_=0)))
-    .join(DaJudge, DaJudge.participation_id == DaJudgeSystem.participation_id)
-    .join(Participation, Participation.id == DaJudge.participation_id)
-    .where(*_COUNTED, DaJudge.status != da_quality.UNRELIABLE, DaJudgeSystem.scores > 0)
-    .group_by(DaJudgeSystem.system_id)
-)
-
-
-def system_scores(campaign):
-    """{system id: {"scores", "judges", "raw", "z"}}: means over the scores
-    that count, z with each judge's mean and standard deviation (None when
-    no judge of the system has one)."""
-    return {system: {"scores": int(n), "judges": judges, "raw": int(total) / int(n),
-                     "z": z_sum / int(z_scores) if z_scores else None}
-            for system, n, judges, total, z_sum, z_scores
-            in db.session.execute(_SYSTEM_SUMS.where(DaJudge.campaign_id == campaign.id))}
-
-
 def system_table(campaign):
     """One row per system: scores, judges, raw and z means (best z first),
     then the systems without a score yet, in the campaign's order."""
     done = completion(campaign)
-    scored = system_scores(campaign)
+    scored = score_sums.system_scores(campaign.id)
     table = []
     for system in campaign.systems:
         row = scored.get(system.id, {"scores": 0, "judges": 0, "raw": None, "z": None})
@@ -62,30 +38,6 @@ def system_table(campaign):
         table.append(row | {"system": system.name, "collected": collected, "target": target})
     table.sort(key=lambda r: (r["raw"] is None, r["z"] is None, -(r["z"] or 0.0), -(r["raw"] or 0.0)))
     return table
-
-
-_KINDS = (
-    select(DaJudgeKind.kind, Participation.dismissed_at.is_not(None), func.sum(DaJudgeKind.items),
-           func.sum(DaJudgeKind.total), func.sum(DaJudgeKind.original_total))
-    .join(Participation, Participation.id == DaJudgeKind.participation_id)
-    .group_by(DaJudgeKind.kind, Participation.dismissed_at.is_not(None))
-)
-
-
-def quality_items(campaign):
-    """Per kind of quality-control item: how many were answered and paired
-    (valid, and discarded with a dismissed volunteer) and, over the valid
-    ones, the mean score of the item and of its original."""
-    kinds = {kind: {"kind": kind, "valid": 0, "discarded": 0, "mean": None, "original_mean": None}
-             for kind in da_quality.KINDS}
-    for kind, discarded, count, total, original_total in db.session.execute(
-            _KINDS.where(Participation.campaign_id == campaign.id)):
-        entry = kinds[kind]
-        if discarded:
-            entry["discarded"] = int(count)
-        elif count:
-            entry.update(valid=int(count), mean=int(total) / int(count), original_mean=int(original_total) / int(count))
-    return list(kinds.values())
 
 
 _JUDGES = (
@@ -100,12 +52,12 @@ def judges(campaign):
     """How many judges (volunteers with a score that counts) the judge test
     found reliable, unreliable (left out) or has not tested yet, and their
     scores."""
-    count = dict.fromkeys((da_quality.RELIABLE, da_quality.UNRELIABLE, da_quality.UNTESTED), 0)
+    count = dict.fromkeys((score_quality.RELIABLE, score_quality.UNRELIABLE, score_quality.UNTESTED), 0)
     scores = 0
     for status, n, counted in db.session.execute(_JUDGES.where(DaJudge.campaign_id == campaign.id)):
         count[status] = n
         scores += int(counted)
-    return count | {"judges": sum(count.values()), "left_out": count[da_quality.UNRELIABLE]}, scores
+    return count | {"judges": sum(count.values()), "left_out": count[score_quality.UNRELIABLE]}, scores
 
 
 def dropped(campaign):
@@ -121,7 +73,7 @@ def dropped_condition(campaign):
     the verdicts; no list of ids): dismissed or held volunteers are left
     out for that first, wherever it is used (``quality.left_out_volunteer``)."""
     return Participation.id.in_(select(DaJudge.participation_id).where(
-        DaJudge.campaign_id == campaign.id, DaJudge.status == da_quality.UNRELIABLE))
+        DaJudge.campaign_id == campaign.id, DaJudge.status == score_quality.UNRELIABLE))
 
 
 def summary(campaign, volunteers):
@@ -131,7 +83,7 @@ def summary(campaign, volunteers):
     dismissed = {code: volunteers.dismissed.get(code, 0) for code in LIVE_RULE}
     return {
         "systems": system_table(campaign),
-        "quality": quality_items(campaign),
+        "quality": score_sums.quality_items(campaign.id, da_quality.KINDS),
         "judges": judge_counts,
         "dismissed_by_rule": [{"reason": code, "count": n} for code, n in dismissed.items()],
         "scores": scores,

@@ -13,8 +13,8 @@ from sqlalchemy.orm import aliased
 
 from ...database import execute
 from ...models import Item, Output, Sentence, Slot
-from ...services import quality, research
-from . import dashboard as da_dashboard, export as da_export, quality as da_quality, review as da_review, sums as da_sums
+from ...services import bad_references, quality, research, score_quality, score_sums
+from . import dashboard as da_dashboard, export as da_export, quality as da_quality, review as da_review
 from ...services.counters import set_counters
 from ...services.slots import choose_slot, take_slot, take_slot_in
 
@@ -67,26 +67,8 @@ def units(sentence_id, outputs, target, settings, rng):
         for output in outputs:
             output.degraded = da_quality.degrade_fluency(output.text, rng)
     else:
-        donors = execute(_DONORS, {"sentence_id": sentence_id}).scalars().all()
-        for output in outputs:
-            # The campaign's first sentence takes its words from itself.
-            output.degraded = da_quality.degrade_adequacy(output.text, rng, rng.choice(donors) if donors else output.text)
+        bad_references.degrade_outputs(sentence_id, outputs, rng)
     return [Slot(sentence_id=sentence_id, system_a_id=output.system_id, target=target) for output in outputs]
-
-
-# Translations of the campaign's latest other sentences (bad references' donors).
-_donor_sentence = aliased(Sentence)
-_DONORS = (
-    select(Output.text)
-    .join(Sentence, Sentence.id == Output.sentence_id)
-    .where(
-        Sentence.campaign_id == select(_donor_sentence.campaign_id)
-        .where(_donor_sentence.id == bindparam("sentence_id")).scalar_subquery(),
-        Output.sentence_id != bindparam("sentence_id"),
-    )
-    .order_by(Output.id.desc())
-    .limit(50)
-)
 
 
 def question(campaign):
@@ -111,7 +93,7 @@ def serve(campaign, participation, position, rng):
     params = {"participation_id": participation.id, "latest": position - distance, "lately": position - distance,
               "earliest": position - distance - SEEN_WINDOW}
     if (da_quality.is_early_quality_position(position, campaign.raffle_every, seed) if early
-            else da_quality.is_quality_position(position, campaign.qc_share, seed)):
+            else score_quality.is_quality_position(position, campaign.qc_share, seed)):
         fields = _serve_quality(campaign, params, position, seed, early, rng)
         if fields is not None:
             return fields
@@ -265,7 +247,7 @@ _DUE_REVERSED = (
     select(Item.sentence_id, Item.left_system_id)
     .where(
         Item.participation_id == bindparam("participation_id"),
-        Item.qc_kind == da_quality.BAD_REFERENCE,
+        Item.qc_kind == score_quality.BAD_REFERENCE,
         Item.original_item_id.is_(None),
         Item.position <= bindparam("latest"), Item.position > bindparam("earliest"),
         # Its original as a test item (qc_kind NULL: "slot_id IS NOT NULL" would lead the planner to
@@ -290,8 +272,8 @@ def _serve_quality(campaign, params, position, seed, early, rng):
     first ticket every one is a bad reference (the early checks read them)."""
     # The reference as a translation only where it is not the context shown.
     references = campaign.da_context != "reference" and execute(_HAS_REFERENCES, {"campaign_id": campaign.id}).scalar()
-    kind = da_quality.BAD_REFERENCE if early else da_quality.quality_kind(seed, position, bool(references))
-    if kind == da_quality.BAD_REFERENCE and da_quality.bad_reference_first(seed, position):
+    kind = score_quality.BAD_REFERENCE if early else da_quality.quality_kind(seed, position, bool(references))
+    if kind == score_quality.BAD_REFERENCE and score_quality.bad_reference_first(seed, position):
         # An unseen source first: quality control then comes as often with a
         # new source as a test item does.
         row = choose_slot(execute(_FRESH_DEGRADABLE, params | {"campaign_id": campaign.id}).all()
@@ -307,9 +289,9 @@ def _serve_quality(campaign, params, position, seed, early, rng):
     original_id, _position, sentence_id, system_id, reference, has_bad = row
     if kind == da_quality.REFERENCE and not da_quality.reference_check_possible(
             reference, execute(_OUTPUTS, {"sentence_id": sentence_id}).scalars()):
-        kind = da_quality.REPEAT  # no reference, or it is a system's output
-    if kind == da_quality.BAD_REFERENCE and not has_bad:
-        kind = da_quality.REPEAT  # too short to degrade
+        kind = score_quality.REPEAT  # no reference, or it is a system's output
+    if kind == score_quality.BAD_REFERENCE and not has_bad:
+        kind = score_quality.REPEAT  # too short to degrade
     fields = dict(sentence_id=sentence_id, left_system_id=system_id, qc_kind=kind, original_item_id=original_id)
     return fields | {"texts": texts_of(Item(**fields))}
 
@@ -317,7 +299,7 @@ def _serve_quality(campaign, params, position, seed, early, rng):
 _OUTPUTS = select(Output.text).where(Output.sentence_id == bindparam("sentence_id"))
 
 _translation = case(
-    (Item.qc_kind == da_quality.BAD_REFERENCE, Output.degraded),
+    (Item.qc_kind == score_quality.BAD_REFERENCE, Output.degraded),
     (Item.qc_kind == da_quality.REFERENCE, Sentence.reference),
     else_=Output.text,
 )
@@ -350,7 +332,7 @@ def texts_of(item):
     source, reference, text, degraded = execute(
         _TEXTS, {"sentence": item.sentence_id, "system": item.left_system_id}
     ).one()
-    shown = {da_quality.BAD_REFERENCE: degraded, da_quality.REFERENCE: reference}.get(item.qc_kind, text)
+    shown = {score_quality.BAD_REFERENCE: degraded, da_quality.REFERENCE: reference}.get(item.qc_kind, text)
     return source, reference, shown
 
 
@@ -407,7 +389,7 @@ _REVERSED = (
         Item.participation_id == bindparam("link_participation"),
         Item.sentence_id == bindparam("link_sentence"),
         Item.left_system_id == bindparam("link_system"),
-        Item.qc_kind == da_quality.BAD_REFERENCE,
+        Item.qc_kind == score_quality.BAD_REFERENCE,
         Item.original_item_id.is_(None),
         Item.answered_at.is_not(None),
     )
@@ -432,25 +414,25 @@ def _pair_reversed(participation, item):
 
 
 def dismissal_reason(campaign, participation, item):
-    """The live rule (``da_quality.optimiser_verdict``) on the volunteer's
-    running sums, which this answer moves (``da_sums``): checked when a
+    """The live rule (``score_quality.optimiser_verdict``) on the volunteer's
+    running sums, which this answer moves (``score_sums``): checked when a
     bad-reference pair is completed, the only time its outcome can change."""
     original = None
     if item.original_item_id is not None:
         original = execute(_ORIGINAL, {"original_id": item.original_item_id}).one()
-    judge, item.completes_pair = da_sums.record(participation, item, original, _pair_reversed(participation, item))
+    judge, item.completes_pair = score_sums.record(participation, item, original, _pair_reversed(participation, item))
     if not item.completes_pair:
         return None
-    return da_quality.optimiser_verdict(judge, campaign.qc_min_pairs, campaign.qc_min_spread)
+    return score_quality.optimiser_verdict(judge, campaign.qc_min_pairs, campaign.qc_min_spread)
 
 
 def hold_reason(campaign, participation, item):
-    """The early checks (``da_quality.early_verdict``): read while the first
+    """The early checks (``score_quality.early_verdict``): read while the first
     scores come in and whenever a bad-reference pair is completed."""
-    early = item.position <= max(da_quality.EARLY_SCORES, campaign.raffle_every)
+    early = item.position <= max(score_quality.EARLY_SCORES, campaign.raffle_every)
     if not (early or getattr(item, "completes_pair", False)):
         return None
-    return da_quality.early_verdict(da_sums.judge_of(participation), campaign.qc_min_spread)
+    return score_quality.early_verdict(score_sums.judge_of(participation), campaign.qc_min_spread)
 
 
 def payload(campaign, texts):

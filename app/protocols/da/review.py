@@ -1,7 +1,7 @@
 """A DA volunteer's scores as the organiser's review page shows them
 (``protocols.da.protocol.review_judgments``): each with the translation it showed
 and, for a quality-control item, its kind and the original's score; with
-them, the evidence of the quality-control rules (``Evidence``)."""
+them, the evidence of the quality-control rules (``score_quality.Evidence``)."""
 from dataclasses import dataclass
 
 from sqlalchemy import select
@@ -9,7 +9,7 @@ from sqlalchemy.orm import aliased
 
 from ...extensions import db
 from ...models import DaJudge, Item, Output, Sentence
-from . import quality as da_quality
+from ...services import score_quality
 from .quality import shown_translation
 
 
@@ -23,7 +23,7 @@ class Score:
     score: int
     too_fast: bool
     discarded_at: object
-    kind: str = None  # a quality-control item's kind (da_quality.KINDS)
+    kind: str = None  # a quality-control item's kind (protocols/da/quality.KINDS)
     original_position: int = None
     original_score: int = None
     # No sides and no controls in DA (the pairwise signs read these).
@@ -42,67 +42,12 @@ _SCORES = (
 )
 
 
-@dataclass
-class Evidence:
-    """What DA's quality-control rules read of a volunteer: the live rule's
-    running sums (``DaJudge``, as the rule read them) and the judge test's
-    verdict; the means of the paired bad references and their originals
-    from the scores shown."""
-
-    pairs: int  # completed bad-reference pairs (the live rule's)
-    min_pairs: int
-    mean_drop: float  # mean of original - bad reference over those pairs (0 or less: the rule fails)
-    original_mean: float
-    bad_mean: float
-    scores: int
-    spread: float  # standard deviation of every score (the live rule's)
-    first_spread: float  # of the first da_quality.EARLY_SCORES scores (the early check's)
-    min_spread: float
-    tested_pairs: int  # the judge test's pairs (the scores that count)
-    status: str  # the judge test's verdict: da_quality.RELIABLE, UNRELIABLE or UNTESTED
-    verdict: str = None  # the live rule's reason on these sums now, or None
-
-    CODES = (da_quality.NOT_LOWER, da_quality.LOW_VARIATION)  # the hold and dismissal reasons it explains
-
-
-def evidence(campaign, judge, scores):
-    """The ``Evidence`` of a volunteer's ``DaJudge`` sums and their ``Score``
-    rows; None before their first score."""
-    if judge is None:
-        return None
-    pairs = [(s.original_score, s.score) for s in scores
-             if s.kind == da_quality.BAD_REFERENCE and s.original_score is not None]
-
-    def mean(values):
-        return sum(values) / len(values) if values else None
-
-    def spread(n, total, squares, ddof):
-        return float(da_quality.spread(n, total, squares, ddof)) if n > ddof else None
-
-    return Evidence(
-        pairs=judge.pairs, min_pairs=campaign.qc_min_pairs,
-        mean_drop=judge.drop_sum / judge.pairs if judge.pairs else None,
-        original_mean=mean([o for o, _b in pairs]), bad_mean=mean([b for _o, b in pairs]),
-        scores=judge.scores, spread=spread(judge.scores, judge.score_sum, judge.score_squares, 1),
-        first_spread=spread(judge.first_scores, judge.first_sum, judge.first_squares, 0),
-        min_spread=campaign.qc_min_spread, tested_pairs=judge.tested_pairs, status=judge.status,
-        verdict=da_quality.optimiser_verdict(judge, campaign.qc_min_pairs, campaign.qc_min_spread)
-        or da_quality.early_verdict(judge, campaign.qc_min_spread),
-    )
-
-
-class Scores(list):
-    """A volunteer's ``Score`` rows, with ``quality``: their ``Evidence``."""
-
-    quality = None
-
-
 def judgments_of(participation):
     """Every answered item of the volunteer, oldest first (a ``Scores``)."""
     rows = db.session.execute(
         _SCORES.where(Item.participation_id == participation.id, Item.answered_at.is_not(None))
     )
-    scores = Scores(
+    scores = score_quality.Scores(
         Score(
             position=item.position, answered_at=item.answered_at, seconds=item.seconds, source=source,
             translation=shown_translation(item.qc_kind, text, degraded, reference), score=item.score,
@@ -111,5 +56,5 @@ def judgments_of(participation):
         )
         for item, source, reference, text, degraded, original_position, original_score in rows
     )
-    scores.quality = evidence(participation.campaign, db.session.get(DaJudge, participation.id), scores)
+    scores.quality = score_quality.evidence(participation.campaign, db.session.get(DaJudge, participation.id), scores)
     return scores

@@ -1,7 +1,9 @@
 """The exports of an ESA campaign (docs/export-format.md): ``esa-judgments``,
 JSON Lines with the spans (``scripts/analyse.py`` reads it as ``bozka-esa``),
 and ``wmt24-esa``, the CSV layout of WMT24's released ESA files, no header
-(``--format wmt24-esa``). Both hold the judgments that count for research.
+(``--format wmt24-esa``). Both hold the judgments that count for research,
+and the bad references paired with their originals as type ``BAD``, as
+WMT24's files do (the analysis leaves them out).
 Span ends are inclusive there, as WMT writes them (``end_i``); Bozka stores
 them exclusive, as Python slices the text.
 """
@@ -9,7 +11,7 @@ import csv
 import io
 import json
 
-from sqlalchemy import select
+from sqlalchemy import or_, select
 
 from ...models import Item, Participation, Sentence
 from ...services import research
@@ -17,7 +19,7 @@ from ...services.answered import answered_batches
 from ...services.pseudonyms import pseudonym
 
 CHUNK = 500  # rows per chunk written (as export.CHUNK)
-JSONL_COLUMNS = ["campaign", "judgment_id", "annotator", "system", "segment", "document", "domain", "score",
+JSONL_COLUMNS = ["campaign", "judgment_id", "annotator", "system", "segment", "type", "document", "domain", "score",
                  "spans", "start", "end", "seconds"]
 WMT24_COLUMNS = ["annotator", "system", "segment", "type", "source_language", "target_language", "score",
                  "document", "flag", "spans", "start", "end"]
@@ -28,15 +30,16 @@ def _unix(moment):
 
 
 def judgment_rows(campaign, engine):
-    """Dicts in JSONL_COLUMNS order, one per answer that counts for research,
-    in the order given. ``campaign`` is an export.Source."""
+    """Dicts in JSONL_COLUMNS order, one per answer that counts for research
+    (and per paired bad reference, type BAD), in the order given. ``campaign`` is an export.Source."""
     query = (
-        select(Item.id, Item.left_system_id, Item.score, Item.spans, Item.served_at, Item.answered_at, Item.seconds,
-               Item.discarded_at, Item.too_fast, Item.participation_id, Participation.user_id,
+        select(Item.id, Item.left_system_id, Item.qc_kind, Item.score, Item.spans, Item.served_at, Item.answered_at,
+               Item.seconds, Item.discarded_at, Item.too_fast, Item.participation_id, Participation.user_id,
                Sentence.number, Sentence.document, Sentence.domain)
         .join(Participation, Participation.id == Item.participation_id)
         .join(Sentence, Sentence.id == Item.sentence_id)
-        .where(Item.campaign_id == campaign.id, Item.answered_at.is_not(None), Item.qc_kind.is_(None),
+        .where(Item.campaign_id == campaign.id, Item.answered_at.is_not(None),
+               or_(Item.qc_kind.is_(None), Item.original_item_id.is_not(None)),
                Item.discarded_at.is_(None))
     )
 
@@ -53,6 +56,7 @@ def judgment_rows(campaign, engine):
             yield {
                 "campaign": campaign.slug, "judgment_id": row.id, "annotator": pseudonyms[row.user_id],
                 "system": names[row.left_system_id], "segment": row.number,
+                "type": "TGT" if row.qc_kind is None else "BAD",
                 # Without a documents file each sentence is its own document.
                 "document": row.document if row.document is not None else f"sentence-{row.number}",
                 "domain": row.domain, "score": row.score,
@@ -67,7 +71,7 @@ def wmt24_rows(campaign, engine):
     """The same judgments in WMT24's column order."""
     for row in judgment_rows(campaign, engine):
         yield {
-            "annotator": row["annotator"], "system": row["system"], "segment": row["segment"], "type": "TGT",
+            "annotator": row["annotator"], "system": row["system"], "segment": row["segment"], "type": row["type"],
             "source_language": campaign.source_language, "target_language": campaign.target_language,
             "score": row["score"], "document": row["document"], "flag": "False",
             "spans": json.dumps([{"start_i": "missing" if s["start"] is None else s["start"],

@@ -8,21 +8,30 @@ meanwhile (the judgments beyond count as such).
 import json
 
 from flask_babel import lazy_gettext as _l
-from sqlalchemy import bindparam, exists, select
+from sqlalchemy import bindparam, case, exists, func, select
 from sqlalchemy.orm import aliased
 
 from ...database import execute
 from ...models import Item, Output, Sentence, Slot
+from ...services import bad_references, quality, score_quality, score_sums
 from ...services.slots import choose_slot, take_slot_in
+from ...services.score_quality import BAD_REFERENCE
 from . import export as esa_export, spans as esa_spans
 
 NAME = "esa"
 TEMPLATE = "volunteer/item_esa.html"
 TEXTS = "volunteer/protocol_esa.html"  # task, instructions, rule, dismissal
-USES_CONTROLS = False
-SETTINGS = {}
+USES_CONTROLS = False  # quality control is made from the campaign's outputs
+# name: (type, default, minimum[, maximum]) (docs/campaign-format.md); DA's, but
+# ``qc_share`` is the share of document boundaries where a bad-reference document may start.
+SETTINGS = {
+    "qc_share": (int, 20, 0, 100),
+    "qc_distance": (int, 10, 1),
+    "qc_min_pairs": (int, 5, 1),
+    "qc_min_spread": (float, 3.0, 0.0, 50),
+}
 WORDS = {}
-LIVE_SETTINGS = ()
+LIVE_SETTINGS = ("qc_min_pairs", "qc_min_spread")  # the live rule's thresholds
 EXPORTS = ("esa-judgments", "wmt24-esa", "volunteers")
 # The exports only ESA has, {kind: (columns, rows, formats)}: services.export adds them.
 EXPORT_KINDS = {
@@ -37,6 +46,11 @@ REVIEW = "organiser/_review_esa.html"
 SIGNS = ("fast",)  # no sides, no "equal": only the reading floor's sign applies
 # The document's earlier segments shown above the one to annotate, at most.
 PREVIOUS_SHOWN = 10
+# Items back an annotated segment must be before its bad reference may come,
+# before the first ticket: the document just finished never comes back at once.
+EARLY_DISTANCE = 2
+# How far back (items) the look for a document to check goes: a flat cost.
+SEEN_WINDOW = 200
 
 
 def check_settings(settings, has_references):
@@ -44,7 +58,9 @@ def check_settings(settings, has_references):
 
 
 def units(sentence_id, outputs, target, settings, rng):
-    """One slot per system output of the sentence."""
+    """One slot per system output of the sentence; each output gets its
+    adequacy bad reference now, for the bad-reference documents."""
+    bad_references.degrade_outputs(sentence_id, outputs, rng)
     return [Slot(sentence_id=sentence_id, system_a_id=output.system_id, target=target) for output in outputs]
 
 
@@ -56,7 +72,6 @@ def volunteer_quality(campaign, engine):
     return lambda row: {}
 
 
-_latest = aliased(Item)
 # The volunteer's latest test item: its sentence's document, number and system.
 _LATEST = (
     select(Sentence.document, Sentence.number, Item.left_system_id)
@@ -91,16 +106,88 @@ _FIRST_SEGMENTS = select(Slot.sentence_id, Slot.system_a_id, Slot.pending).where
     Slot.sentence_id == _first_segment, Slot.identical.is_(False), Slot.pending < Slot.target)
 
 
+_checked = aliased(Item)
+# The volunteer's answered test items whose output has a bad reference and
+# that no bad reference checks yet (a statement to narrow down).
+_ORIGINALS = (
+    select(Item.id, Item.sentence_id, Item.left_system_id)
+    .join(Sentence, Sentence.id == Item.sentence_id)
+    .join(Output, (Output.sentence_id == Item.sentence_id) & (Output.system_id == Item.left_system_id))
+    .where(Item.participation_id == bindparam("participation_id"), Item.qc_kind.is_(None),
+           Item.slot_id.is_not(None), Item.answered_at.is_not(None), Item.discarded_at.is_(None),
+           Output.degraded.is_not(None), ~exists().where(_checked.original_item_id == Item.id))
+)
+# The earliest, at least ``distance`` items back (``latest``), within the
+# window, of a document other than the one just annotated: where a
+# bad-reference document starts.
+_DUE_ORIGINAL = (
+    _ORIGINALS.where(Item.position <= bindparam("latest"), Item.position > bindparam("earliest"),
+                     func.coalesce(Sentence.document, "") != bindparam("current_document"))
+    .order_by(Item.position).limit(1)
+)
+# The next one of the bad-reference document under way (same document and system).
+_NEXT_ORIGINAL = (
+    _ORIGINALS.where(Sentence.campaign_id == bindparam("campaign_id"), Sentence.document == bindparam("document"),
+                     Sentence.number > bindparam("number"), Item.left_system_id == bindparam("system"))
+    .order_by(Sentence.number).limit(1)
+)
+# The volunteer's latest item of any kind.
+_LATEST_ITEM = (
+    select(Item.qc_kind, Sentence.document, Sentence.number, Item.left_system_id)
+    .join(Sentence, Sentence.id == Item.sentence_id)
+    .where(Item.participation_id == bindparam("participation_id"))
+    .order_by(Item.position.desc())
+    .limit(1)
+)
+
+
+def _bad_reference(row):
+    """The fields of the bad reference of an original (``_ORIGINALS``'s row)."""
+    fields = dict(sentence_id=row.sentence_id, left_system_id=row.left_system_id, qc_kind=BAD_REFERENCE,
+                  original_item_id=row.id)
+    return fields | {"texts": texts_of(Item(**fields))}
+
+
+def _serve_quality(campaign, participation, position, latest):
+    """At a document boundary: the next segment of the bad-reference
+    document under way, else, where the secret seed draws one (at every
+    boundary before the first ticket), the first of a new one, unless one
+    just ended; None when none is due."""
+    last = execute(_LATEST_ITEM, {"participation_id": participation.id}).first()
+    if last is not None and last.qc_kind == BAD_REFERENCE:
+        if last.document is None:
+            return None
+        row = execute(_NEXT_ORIGINAL, {"participation_id": participation.id, "campaign_id": campaign.id,
+                                       "document": last.document, "number": last.number,
+                                       "system": last.left_system_id}).first()
+        return _bad_reference(row) if row is not None else None
+    early = position <= campaign.raffle_every
+    seed = quality.volunteer_seed(campaign.pseudonym_salt, participation.id)
+    if not (early or score_quality.is_quality_position(position, campaign.qc_share, seed)):
+        return None
+    distance = EARLY_DISTANCE if early else campaign.qc_distance
+    row = execute(_DUE_ORIGINAL, {
+        "participation_id": participation.id, "latest": position - distance,
+        "earliest": position - distance - SEEN_WINDOW,
+        "current_document": (latest.document or "") if latest is not None else ""}).first()
+    return _bad_reference(row) if row is not None else None
+
+
 def serve(campaign, participation, position, rng):
-    """The next segment of the volunteer's document, else the first segment
-    of the emptiest document they have not seen (with ``texts``), or None."""
+    """The next segment of the volunteer's document; at a document boundary,
+    a bad-reference document's segment when one is due (``_serve_quality``),
+    else the first segment of the emptiest document they have not seen
+    (with ``texts``), or None."""
     latest = execute(_LATEST, {"participation_id": participation.id}).first()
-    taken = None
+    following = None
     if latest is not None and latest.document is not None:
         following = execute(_NEXT_SEGMENT, {"campaign_id": campaign.id, "document": latest.document,
                                             "number": latest.number}).scalar()
-        if following is not None:
-            taken = take_slot_in(following, latest.left_system_id, beyond_target=True)
+    if campaign.qc_share and following is None:
+        fields = _serve_quality(campaign, participation, position, latest)
+        if fields is not None:
+            return fields
+    taken = take_slot_in(following, latest.left_system_id, beyond_target=True) if following is not None else None
     while taken is None:
         row = choose_slot(execute(_FIRST_SEGMENTS, {"campaign_id": campaign.id,
                                                     "participation_id": participation.id}).all(), rng)
@@ -112,9 +199,11 @@ def serve(campaign, participation, position, rng):
     return fields | {"texts": texts_of(Item(**fields))}
 
 
-# The volunteer's current item with (source, reference, translation).
+# A bad reference shows its output's degraded text.
+_shown = case((Item.qc_kind == BAD_REFERENCE, Output.degraded), else_=Output.text)
+# The volunteer's current item with (source, reference, translation shown).
 CURRENT_ITEM = (
-    select(Item, Sentence.source, Sentence.reference, Output.text)
+    select(Item, Sentence.source, Sentence.reference, _shown)
     .outerjoin(Sentence, Sentence.id == Item.sentence_id)
     .outerjoin(Output, (Output.sentence_id == Item.sentence_id) & (Output.system_id == Item.left_system_id))
     .where(Item.participation_id == bindparam("participation_id"), Item.answered_at.is_(None),
@@ -124,13 +213,13 @@ CURRENT_ITEM = (
     .execution_options(populate_existing=True)
 )
 _TEXTS = (
-    select(Sentence.source, Sentence.reference, Output.text, Sentence.document, Sentence.number,
+    select(Sentence.source, Sentence.reference, Output.text, Output.degraded, Sentence.document, Sentence.number,
            Sentence.campaign_id)
     .join(Output, Output.sentence_id == Sentence.id)
     .where(Sentence.id == bindparam("sentence"), Output.system_id == bindparam("system"))
 )
 _PREVIOUS = (
-    select(Sentence.source, Output.text)
+    select(Sentence.source, Output.text, Output.degraded)
     .join(Output, Output.sentence_id == Sentence.id)
     .where(Sentence.campaign_id == bindparam("campaign_id"), Sentence.document == bindparam("document"),
            Sentence.number < bindparam("number"), Sentence.number >= bindparam("number") - PREVIOUS_SHOWN,
@@ -140,15 +229,17 @@ _PREVIOUS = (
 
 
 def texts_of(item):
-    """(source, reference, translation, previous) of an item; ``previous``:
-    the (source, translation) of the document's earlier segments shown."""
-    source, reference, text, document, number, campaign_id = execute(
+    """(source, reference, translation shown, previous) of an item;
+    ``previous``: the (source, translation) of the document's earlier
+    segments shown, degraded as well in a bad-reference document."""
+    source, reference, text, degraded, document, number, campaign_id = execute(
         _TEXTS, {"sentence": item.sentence_id, "system": item.left_system_id}).one()
+    bad = item.qc_kind == BAD_REFERENCE
     previous = ()
     if document is not None:
-        previous = tuple(tuple(row) for row in execute(_PREVIOUS, {
+        previous = tuple((s, (d or t) if bad else t) for s, t, d in execute(_PREVIOUS, {
             "campaign_id": campaign_id, "document": document, "number": number, "system": item.left_system_id}))
-    return source, reference, text, previous
+    return source, reference, degraded if bad else text, previous
 
 
 def reading_words(campaign, texts):
@@ -196,11 +287,36 @@ def answer_values(item, answer):
 
 
 def counters(participation, item, values):
-    return {}
+    if item.qc_kind is None:
+        return {}
+    return dict(controls_answered=participation.controls_answered + 1)
+
+
+_ORIGINAL = select(Item.score, Item.too_fast).where(Item.id == bindparam("original_id"))
 
 
 def dismissal_reason(campaign, participation, item):
-    return None
+    """The live rule (``score_quality.optimiser_verdict``) on the volunteer's
+    running sums, which this answer moves (``score_sums``, with its error
+    marks): checked when a bad reference is paired, the only time its
+    outcome can change."""
+    original = None
+    if item.original_item_id is not None:
+        original = execute(_ORIGINAL, {"original_id": item.original_item_id}).one()
+    judge, item.completes_pair = score_sums.record(participation, item, original, [],
+                                                   marks=esa_spans.counts(item.spans or []))
+    if not item.completes_pair:
+        return None
+    return score_quality.optimiser_verdict(judge, campaign.qc_min_pairs, campaign.qc_min_spread)
+
+
+def hold_reason(campaign, participation, item):
+    """The first checks (``score_quality.early_verdict``): read while the
+    first scores come in and whenever a bad reference is paired."""
+    early = item.position <= max(score_quality.EARLY_SCORES, campaign.raffle_every)
+    if not (early or getattr(item, "completes_pair", False)):
+        return None
+    return score_quality.early_verdict(score_sums.judge_of(participation), campaign.qc_min_spread)
 
 
 def payload(campaign, texts):
@@ -213,7 +329,7 @@ def payload(campaign, texts):
 def dashboard(campaign, volunteers):
     from .dashboard import summary
 
-    return summary(campaign)
+    return summary(campaign, volunteers)
 
 
 def review_judgments(participation):
