@@ -18,7 +18,7 @@ from app.services import dashboard, review
 from app.services import score_quality
 from app.protocols.pairwise.export import CONTROL_COLUMNS
 from app.services.export import volunteer_columns
-from app.stats.loader import detect_format
+from app.stats.pairwise.loader import detect_format
 from da_simulation import honest, join, make_da_campaign, optimiser, run
 from helpers import staff_client
 

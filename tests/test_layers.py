@@ -124,6 +124,31 @@ def test_the_statistics_do_not_import_flask_nor_the_site():
             assert not outside, f"{name} imports {outside}"
 
 
+# The protocols' analyses; formats.py, the registry, is the one module of app.stats that names them.
+STATS_PROTOCOLS = ("app.stats.pairwise", "app.stats.da", "app.stats.esa")
+
+
+def stats_protocol_of(name):
+    """The protocol package of app.stats that ``name`` belongs to, or None (shared)."""
+    return next((p for p in STATS_PROTOCOLS if name == p or name.startswith(p + ".")), None)
+
+
+def test_a_protocol_analysis_imports_no_other_protocol_nor_the_dispatcher():
+    edges = graph()
+    for name, imported in edges.items():
+        if not name.startswith("app.stats"):
+            continue
+        own = stats_protocol_of(name)
+        for target in imported:
+            reached = stats_protocol_of(target)
+            if own is None:   # shared code: the package's front and the registry may name a protocol
+                assert reached is None or name in ("app.stats", "app.stats.formats"), \
+                    f"{name} imports {target}: shared code asks app.stats.formats"
+            else:
+                assert reached in (own, None), f"{name} imports another protocol's analysis: {target}"
+                assert target not in ("app.stats.cli", "app.stats.formats"), f"{name} imports {target}, above it"
+
+
 @pytest.mark.parametrize("chunk", range(4))
 def test_every_module_imports_alone(chunk):
     """Each module imported first, in a fresh interpreter's state: an import

@@ -492,8 +492,8 @@ def test_export_row_counts_columns_and_round_trip(app, tmp_path, make_campaign):
     volunteers = list(csv.DictReader(io.StringIO(organiser.get("/organiser/c/test/export/volunteers.csv").get_data(as_text=True))))
     assert len(volunteers) == 5 and "email" not in volunteers[0]
     # Round trip through the analysis code: Bozka CSV, JSON Lines and WMT CSV.
-    from app.stats import loader
-    from app.stats.analysis import analyse
+    from app.stats.pairwise import loader
+    from app.stats.pairwise.analysis import analyse
 
     for path in (out, jsonl):
         data = loader.load(str(path))

@@ -22,7 +22,8 @@ from app.services.format_error import CampaignFormatError
 from app.services.importer import read_campaign
 from app.protocols.pairwise.protocol import is_control
 from app.services.quality import volunteer_seed
-from app.stats import agreement, loader, report
+from app.stats import agreement
+from app.stats.pairwise import loader, report
 from helpers import QUIET_SIGNS, csrf_token, register, write_campaign
 from test_volunteer_flow import right_answer
 

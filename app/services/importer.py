@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from .. import protocols
-from ..stats.bozka_reader import ANSWER_LABELS  # a system so named would read as an answer
+from ..stats.pairwise.bozka_reader import ANSWER_LABELS  # a system so named would read as an answer
 from .campaign_texts import known_language, language_key, read_in_interface, read_texts, unread_texts
 from .format_error import CampaignFormatError
 from .texts import same_text

@@ -45,7 +45,7 @@ there are no comparable pairs or when ``P(E) = 1`` (for instance when every
 label is a tie).
 
 The functions at the top take plain numpy arrays; :func:`agreement` applies
-them to a :class:`~app.stats.loader.Judgments`.
+them to a :class:`~app.stats.reading.Judgments`.
 """
 
 from __future__ import annotations
@@ -343,7 +343,7 @@ def with_repeats(data, item: np.ndarray, labels: np.ndarray):
 
 
 def agreement(data) -> dict:
-    """All agreement figures for ``data`` (a loader.Judgments).
+    """All agreement figures for ``data`` (a reading.Judgments).
 
     Returns a dict with ``inter`` (WMT definition), ``inter_ebaluatoia``,
     ``intra`` (None when no judge repeated an item; a Bozka export's repeats

@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .report import printable, write_json
+from .output import printable, write_json
 
 __all__ = ["alpha_level", "emit", "non_negative", "positive", "say"]
 

@@ -222,7 +222,7 @@ def rank_ranges(samples: np.ndarray, trim: float = 0.025,
 
 def bradley_terry(data, *, rounds: int = 1000, seed: int = 1,
                   pseudo_count: float = 0.01, model: str = "davidson") -> dict:
-    """Scores, intervals and rank ranges for ``data`` (a loader.Judgments),
+    """Scores, intervals and rank ranges for ``data`` (a reading.Judgments),
     ties counted by ``model`` (one of :data:`TIE_MODELS`).
 
     Returns ``{"scores": [...], "warnings": [...], "nu": ...}``; ``scores``

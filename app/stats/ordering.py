@@ -147,7 +147,7 @@ def range_clusters(sequence, low: dict, high: dict) -> list[list[str]]:
 
 def rank_ordering(data, method: str, runs: int, seed: int) -> dict:
     """Expected Wins or TrueSkill with WMT's rank ranges and clusters for
-    ``data`` (a loader.Judgments); see docs/analysis.md, section 4b."""
+    ``data`` (a reading.Judgments); see docs/analysis.md, section 4b."""
     from . import expected_wins as ew
     from . import trueskill_order as ts
     from .bradley_terry import win_matrix

@@ -167,7 +167,7 @@ def holm(pvalues) -> list[float]:
 def pair_tables(data) -> list[dict]:
     """Judgment and per-sentence counts for every observed system pair.
 
-    ``data`` is a loader.Judgments.  Pairs are in canonical order (the
+    ``data`` is a reading.Judgments.  Pairs are in canonical order (the
     system whose name sorts first is A).  Each entry: ``systems``,
     ``judgments``, ``wins`` (judgment level), ``ties``, ``sentences``
     (counts per category code, ``A++`` .. ``B++``, A the pair's first system),

@@ -60,7 +60,8 @@ def measure(path, rounds):
     """Run in a fresh process: the figures as one JSON line."""
     from app.stats import analyse, load
     from app.stats import bradley_terry as bt
-    from app.stats.report import clean_json, text_report
+    from app.stats.output import clean_json
+    from app.stats.pairwise.report import text_report
 
     t0 = time.perf_counter()
     data = load(path)

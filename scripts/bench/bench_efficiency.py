@@ -8,7 +8,7 @@ and how often it shows a false significant pair.
 
 Without --data: the WMT13 French-English five-way rankings (train + test, one set) and the
 three WMT19 parity sets of Toral (2020), from ../shared/reference-data. --data takes any
-file the analysis reads (app.stats.loader.load: WMT/Appraise CSV, WMT12-13 rankings expanded
+file the analysis reads (app.stats.pairwise.loader.load: WMT/Appraise CSV, WMT12-13 rankings expanded
 into pairs, Bozka CSV or JSON Lines), once per set; FILE+FILE merges files into one set.
 
 The code: replay_data.py loads the sets and draws judgments, replay_campaigns.py runs

@@ -11,7 +11,8 @@ import numpy as np
 
 from harness import ROOT
 
-from app.stats import loader, winners
+from app.stats import winners
+from app.stats.pairwise import loader
 from app.stats.reading import Judgments
 
 REFERENCE = os.path.join(ROOT, "..", "shared", "reference-data")

@@ -31,7 +31,7 @@ from scipy import stats
 from harness import table
 
 from app.stats.bradley_terry import bradley_terry
-from app.stats.loader import Judgments, load
+from app.stats.pairwise.loader import Judgments, load
 from app.stats.ordering import beats_from_pairs, order_systems
 from app.stats.winners import holm, pair_tables, sign_test, significance, z_test
 

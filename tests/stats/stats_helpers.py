@@ -106,7 +106,7 @@ def write_text(tmp_path, text, name="in.csv"):
 
 def load_error(path, **kwargs):
     """The InputError ``loader.load`` raises for ``path``."""
-    from app.stats.loader import InputError, load
+    from app.stats.pairwise.loader import InputError, load
 
     with pytest.raises(InputError) as info:
         load(path, **kwargs)

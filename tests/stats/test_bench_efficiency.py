@@ -11,7 +11,8 @@ import pytest
 
 from stats_helpers import write_bozka_csv
 
-from app.stats import loader, winners
+from app.stats import winners
+from app.stats.pairwise import loader
 
 BENCH = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
                      "scripts", "bench")

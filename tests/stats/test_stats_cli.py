@@ -196,7 +196,7 @@ def test_unwritable_output(bozka_csv, tmp_path, capsys):
 
 
 def test_package_is_flask_and_matplotlib_free():
-    code = ("import sys, app.stats, app.stats.cli, app.stats.report; "
+    code = ("import sys, app.stats, app.stats.cli, app.stats.pairwise.report, app.stats.output; "
             "bad = [m for m in ('flask', 'matplotlib', 'sqlalchemy') if m in sys.modules]; "
             "print(bad); sys.exit(1 if bad else 0)")
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT,

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from app.stats.da.loader import KINDS, detect_da_format, load_da, sniff_da
-from app.stats.loader import InputError
+from app.stats.reading import InputError
 from da_helpers import WMT_DA_HEADER, da_row, wmt_da_line, write_da_csv, write_wmt_da
 from stats_helpers import BOZKA_HEADER
 

@@ -8,8 +8,8 @@ import unicodedata
 import pytest
 
 from app.stats.cli import main
-from app.stats.loader import InputError, from_records, load
-from app.stats.report import printable
+from app.stats.pairwise.loader import InputError, from_records, load
+from app.stats.output import printable
 from stats_helpers import BOZKA_HEADER, bozka_row
 
 WMT_HEADER = "system1Id,system1rank,system2Id,system2rank,srcIndex,judgeID"

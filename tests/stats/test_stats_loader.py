@@ -5,7 +5,7 @@ import json
 import numpy as np
 import pytest
 
-from app.stats.loader import filter_judges, load
+from app.stats.pairwise.loader import filter_judges, load
 from stats_helpers import BOZKA_HEADER, bozka_row, load_error as error_of, write_text as write
 
 WMT_HEADER = ("system2rank,segmentId,system1Id,system2Number,system1Number,"

@@ -7,7 +7,7 @@ import pytest
 from scipy import stats
 
 from app.stats import analyse, from_records, load
-from app.stats.report import significance_headers, significance_rows
+from app.stats.pairwise.report import significance_headers, significance_rows
 from app.stats.winners import flip_test, pair_tables, sign_test, significance
 from stats_helpers import reference_file, units_disagree_records
 

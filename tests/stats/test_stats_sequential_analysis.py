@@ -8,8 +8,8 @@ import json
 import pytest
 
 from app.stats.cli import main
-from app.stats.decisions_reader import read_decisions
-from app.stats.loader import InputError, load
+from app.stats.pairwise.decisions_reader import read_decisions
+from app.stats.pairwise.loader import InputError, load
 from app.stats.winners import sign_test
 
 DECISION_HEADER = ["campaign", "system_a", "system_b", "wins_a", "wins_b", "judgments",

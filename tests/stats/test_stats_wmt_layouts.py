@@ -14,7 +14,7 @@ import pytest
 
 from app.stats.agreement import agreement
 from app.stats.cli import main
-from app.stats.loader import from_records, load
+from app.stats.pairwise.loader import from_records, load
 from stats_helpers import ROOT, load_error as error_of, reference_file, write_text
 
 WMT13 = os.path.join(os.path.dirname(ROOT), "shared", "reference-data",

@@ -13,9 +13,9 @@ from ...models import Control, Item, Participation, Sentence, Slot, User
 from ...services import research
 from ...services.answered import answered_batches
 from ...services.pseudonyms import pseudonym
-from ...stats.bozka_reader import BOZKA_COLUMNS
+from ...stats.pairwise.bozka_reader import BOZKA_COLUMNS
 
-# The analysis's own column names (app/stats/bozka_reader.py): writer and reader cannot drift apart.
+# The analysis's own column names (app/stats/pairwise/bozka_reader.py): writer and reader cannot drift apart.
 JUDGMENT_COLUMNS = list(BOZKA_COLUMNS)
 CONTROL_COLUMNS = ["controls_answered", "controls_failed", "controls_seen_all"]
 WMT_COLUMNS = [

@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 
 from ..arguments import alpha_level, emit, non_negative, say
-from ..loader import InputError
+from ..reading import InputError
 from .analysis import analyse_da
 from .loader import ALL_PAIRS, DA_FORMATS, load_da
 from .quality import DEFAULT_MIN_PAIRS, DEFAULT_TEST, TESTS

@@ -1,12 +1,12 @@
 """Charts (PNG and SVG) for a DA analysis result; matplotlib is imported
-only when drawing, as in :mod:`app.stats.plots`."""
+only when drawing, as in :mod:`app.stats.charts`."""
 
 from __future__ import annotations
 
 import os
 
 from .report import significance
-from ..plots import COLOURS, pyplot, save_figure
+from ..charts import COLOURS, pyplot, save_figure
 
 __all__ = ["write_da_plots"]
 

@@ -1,14 +1,14 @@
 """Presenting a DA analysis: terminal tables and CSV files.
 
 All functions take the dict returned by :func:`app.stats.da.analysis.analyse_da`;
-JSON is written by :func:`app.stats.report.write_json` as for pairwise.
+JSON is written by :func:`app.stats.output.write_json` as for pairwise.
 """
 
 from __future__ import annotations
 
 import os
 
-from ..report import fmt_num, fmt_p, printable, table, write_tables
+from ..output import fmt_num, fmt_p, printable, table, write_tables
 from ..research import FLAGGED
 
 __all__ = ["significance", "stars", "text_report", "write_csv"]

@@ -1,9 +1,9 @@
 """Presenting an ESA analysis: terminal tables and CSV files (JSON is
-written by :func:`app.stats.report.write_json` as for the other protocols)."""
+written by :func:`app.stats.output.write_json` as for the other protocols)."""
 
 from __future__ import annotations
 
-from ..report import fmt_num, fmt_p, table, write_tables
+from ..output import fmt_num, fmt_p, table, write_tables
 
 __all__ = ["text_report", "write_csv"]
 

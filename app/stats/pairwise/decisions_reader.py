@@ -8,7 +8,7 @@ import io
 
 import numpy as np
 
-from .reading import InputError, csv_rows, json_object, read_text
+from ..reading import InputError, csv_rows, json_object, read_text
 
 __all__ = ["DECISION_REQUIRED", "read_decisions"]
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import csv
 
-from .research import COLUMNS as FLAG_OF, FLAG_COLUMNS, REASONS, SKIPPED, left_out
-from .reading import BOOLEANS, Builder, InputError, csv_rows, json_object, parse_bool, read_header
+from ..research import COLUMNS as FLAG_OF, FLAG_COLUMNS, REASONS, SKIPPED, left_out
+from ..reading import BOOLEANS, Builder, InputError, csv_rows, json_object, parse_bool, read_header
 
 BOZKA_COLUMNS = (
     "campaign", "judgment_id", "sentence_id", "system_a", "system_b",

@@ -7,7 +7,7 @@ Two input formats are understood:
 * **wmt** - the WMT / Appraise relative-ranking CSV
   (``system1rank, system2rank, ..., srcIndex, judgeID, ...``): WMT12-13
   five-way rankings, WMT14-16 pairwise files, WMT18-19 Appraise exports
-  (see :mod:`app.stats.wmt_reader`).
+  (see :mod:`app.stats.pairwise.wmt_reader`).
 
 Whatever the source, the result is a :class:`Judgments` object: one row per
 pairwise comparison, every name replaced by an integer code, so that the
@@ -35,9 +35,9 @@ import json
 
 import numpy as np
 
+from ..reading import Builder, InputError, Judgments, bad_utf8_line, open_text
+from ..research import kept_reasons
 from .bozka_reader import ANSWER_LABELS, BOZKA_COLUMNS, bozka_row, load_bozka_csv, load_bozka_jsonl
-from .research import kept_reasons
-from .reading import Builder, InputError, Judgments, bad_utf8_line, open_text
 from .wmt_reader import load_wmt
 
 __all__ = [
@@ -49,6 +49,7 @@ __all__ = [
     "filter_judges",
     "from_records",
     "load",
+    "sniff",
 ]
 
 
@@ -86,6 +87,19 @@ def detect_format(path: str, first_line: str) -> str:
     raise InputError(path, 1, "unrecognised format: expected a Bozka export "
                      "(CSV with choice,system_a,system_b or JSON Lines) or a "
                      "WMT/Appraise CSV (system1rank,system2rank,judgeID)")
+
+
+def sniff(path: str) -> str | None:
+    """The pairwise format (``bozka``, ``wmt``) of the file at ``path``, or
+    None (not pairwise, or unreadable: :func:`load` then reports the problem).
+    Any JSON Lines file reads as Bozka's, so the registry asks the others first."""
+    try:
+        with open_text(path) as handle:
+            line, _lineno = _first_nonblank_line(handle)
+        found = detect_format(path, line)
+    except (OSError, UnicodeDecodeError, InputError):
+        return None
+    return "wmt" if found == "wmt" else "bozka"
 
 
 def _first_nonblank_line(text: io.TextIOBase) -> tuple[str, int]:

@@ -24,7 +24,7 @@ from __future__ import annotations
 import csv
 import re
 
-from .reading import Builder, InputError, csv_rows, first_row
+from ..reading import Builder, InputError, csv_rows, first_row
 
 #: The fixed (non system-numbered) columns, as WMT spells them.
 WMT_FIXED_COLUMNS = ("srclang", "trglang", "srcIndex", "documentId",

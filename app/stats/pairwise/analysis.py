@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from itertools import combinations
 
-from . import agreement as _agreement
-from . import bradley_terry as _bt
-from . import ordering as _ordering
-from . import sequential as _sequential
-from . import winners as _winners
+from .. import agreement as _agreement
+from .. import bradley_terry as _bt
+from .. import ordering as _ordering
+from .. import sequential as _sequential
+from .. import winners as _winners
 
 __all__ = ["analyse"]
 
