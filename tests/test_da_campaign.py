@@ -164,7 +164,7 @@ def test_the_quality_item_shows_the_degraded_repeated_or_reference_text(da_campa
         }[item.qc_kind]
         assert shown[item.id]["translation"] == expected
         assert shown[item.id]["source"] == item.sentence.source
-        assert set(shown[item.id]) == {"token", "source", "translation"}  # nothing tells them apart
+        assert set(shown[item.id]) == {"token", "source", "translation", "previous"}  # nothing tells them apart
         kinds.add(item.qc_kind)
     assert kinds == {None, *da_quality.KINDS}
 
@@ -224,7 +224,7 @@ def test_the_score_api_refuses_anything_but_a_whole_number_from_0_to_100(app, cl
     register(client)
     headers = {"X-CSRFToken": csrf_token(client, "/c/test/welcome")}
     item = client.get("/c/test/api/item").get_json()["item"]
-    assert set(item) == {"token", "source", "translation"}
+    assert set(item) == {"token", "source", "translation", "previous"}
     for bad in (101, -1, 50.5, "50", True, None):
         response = client.post("/c/test/api/judgment", json={"token": item["token"], "score": bad}, headers=headers)
         assert response.status_code == 400, bad

@@ -6,6 +6,10 @@ Quality control, from the campaign's own outputs (``protocols.da.quality``):
 some items after an original the volunteer scored, the same volunteer gets
 a bad reference of it, an exact repeat, or the reference as a translation.
 The live rule dismisses only clear aggressive optimisers.
+
+A campaign with documents serves its test items by document
+(``services.documents``), as ESA does; quality-control items still come
+between them, single segments of earlier documents.
 """
 from flask_babel import lazy_gettext as _l
 from sqlalchemy import bindparam, case, exists, select, update
@@ -13,7 +17,7 @@ from sqlalchemy.orm import aliased
 
 from ...database import execute
 from ...models import Item, Output, Sentence, Slot
-from ...services import bad_references, quality, research, score_quality, score_sums
+from ...services import bad_references, documents, quality, research, score_quality, score_sums
 from . import dashboard as da_dashboard, export as da_export, quality as da_quality, review as da_review
 from ...services.counters import set_counters
 from ...services.slots import choose_slot, take_slot, take_slot_in
@@ -92,11 +96,14 @@ def serve(campaign, participation, position, rng):
     # A source comes back once last seen at ``lately`` or before (test and quality-control items).
     params = {"participation_id": participation.id, "latest": position - distance, "lately": position - distance,
               "earliest": position - distance - SEEN_WINDOW}
+    by_document = documents.has_documents(campaign.id)
     if (da_quality.is_early_quality_position(position, campaign.raffle_every, seed) if early
             else score_quality.is_quality_position(position, campaign.qc_share, seed)):
-        fields = _serve_quality(campaign, params, position, seed, early, rng)
+        fields = _serve_quality(campaign, params, position, seed, early, rng, by_document)
         if fields is not None:
             return fields
+    if by_document:
+        return _with_texts_of(documents.take_next_segment(campaign.id, participation.id, rng))
     return _serve_test(campaign, participation, params, position, rng)
 
 
@@ -133,7 +140,17 @@ def _serve_test(campaign, participation, params, position, rng):
     fields = dict(slot_id=slot.id, sentence_id=sentence_id, left_system_id=slot.system_a_id, holding=True)
     if campaign.da_context == "reference":
         return fields | {"texts": texts_of(Item(**fields))}
-    return fields | {"texts": (source, None, translation)}
+    return fields | {"texts": (source, None, translation, ())}
+
+
+def _with_texts_of(taken):
+    """The fields of a test item for a slot taken (or None), with its texts
+    and its document's earlier segments."""
+    if taken is None:
+        return None
+    slot, sentence_id, _texts = taken
+    fields = dict(slot_id=slot.id, sentence_id=sentence_id, left_system_id=slot.system_a_id, holding=True)
+    return fields | {"texts": texts_of(Item(**fields))}
 
 
 _quality_item = aliased(Item)
@@ -267,13 +284,15 @@ _HAS_REFERENCES = select(Sentence.reference.is_not(None)).where(
     Sentence.campaign_id == bindparam("campaign_id")).order_by(Sentence.number).limit(1)
 
 
-def _serve_quality(campaign, params, position, seed, early, rng):
+def _serve_quality(campaign, params, position, seed, early, rng, by_document):
     """A quality-control item, or None when none can be made now. Before the
-    first ticket every one is a bad reference (the early checks read them)."""
+    first ticket every one is a bad reference (the early checks read them).
+    ``by_document``: a bad reference only after its original (served before
+    it, its original would come only if its document came, from its system)."""
     # The reference as a translation only where it is not the context shown.
     references = campaign.da_context != "reference" and execute(_HAS_REFERENCES, {"campaign_id": campaign.id}).scalar()
     kind = score_quality.BAD_REFERENCE if early else da_quality.quality_kind(seed, position, bool(references))
-    if kind == score_quality.BAD_REFERENCE and score_quality.bad_reference_first(seed, position):
+    if kind == score_quality.BAD_REFERENCE and not by_document and score_quality.bad_reference_first(seed, position):
         # An unseen source first: quality control then comes as often with a
         # new source as a test item does.
         row = choose_slot(execute(_FRESH_DEGRADABLE, params | {"campaign_id": campaign.id}).all()
@@ -321,24 +340,28 @@ CURRENT_ITEM = (
     .execution_options(populate_existing=True)
 )
 _TEXTS = (
-    select(Sentence.source, Sentence.reference, Output.text, Output.degraded)
+    select(Sentence.source, Sentence.reference, Output.text, Output.degraded, Sentence.campaign_id,
+           Sentence.document, Sentence.number)
     .join(Output, Output.sentence_id == Sentence.id)
     .where(Sentence.id == bindparam("sentence"), Output.system_id == bindparam("system"))
 )
 
 
 def texts_of(item):
-    """(source, reference, translation shown) of an item."""
-    source, reference, text, degraded = execute(
+    """(source, reference, translation shown, previous) of an item;
+    ``previous``: the (source, reference, translation) of its document's
+    earlier segments, as the item's system translated them (a
+    quality-control item's too, as its original showed them)."""
+    source, reference, text, degraded, campaign_id, document, number = execute(
         _TEXTS, {"sentence": item.sentence_id, "system": item.left_system_id}
     ).one()
     shown = {score_quality.BAD_REFERENCE: degraded, da_quality.REFERENCE: reference}.get(item.qc_kind, text)
-    return source, reference, shown
+    return source, reference, shown, documents.previous_segments(campaign_id, document, number, item.left_system_id)
 
 
 def _context(campaign, texts):
     """The text the translation is judged against, or None (fluency)."""
-    source, reference, _translation = texts
+    source, reference = texts[:2]
     if campaign.da_dimension == "fluency":
         return None
     return reference if campaign.da_context == "reference" else source
@@ -437,8 +460,10 @@ def hold_reason(campaign, participation, item):
 
 def payload(campaign, texts):
     """The item as the page and the JSON API show it: nothing tells a
-    quality-control item from a test."""
-    return {"source": _context(campaign, texts), "translation": texts[2]}
+    quality-control item from a test. ``previous``: the document's earlier
+    segments, each with what it is judged against (None for fluency)."""
+    return {"source": _context(campaign, texts), "translation": texts[2],
+            "previous": [{"source": _context(campaign, segment), "translation": segment[2]} for segment in texts[3]]}
 
 
 def dashboard(campaign, volunteers):

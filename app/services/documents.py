@@ -1,0 +1,98 @@
+"""Serving by document (docs/campaign-format.md, issue 33): a volunteer gets
+a document's segments in order, from one system, and a document begun is
+served whole, beyond its slots' target if others filled them meanwhile
+(the judgments beyond count as such). Shared by the protocols that serve
+by document (DA when its campaign has documents; ESA has its own copy).
+"""
+from sqlalchemy import bindparam, exists, select
+from sqlalchemy.orm import aliased
+
+from ..database import execute
+from ..models import Item, Output, Sentence, Slot
+from .slots import choose_slot, take_slot_in
+
+# The document's earlier segments shown above the current one, at most.
+PREVIOUS_SHOWN = 10
+
+# Documents are given for every sentence or for none: the first one says
+# (through the (campaign, number) index, not a scan of the campaign).
+_HAS_DOCUMENTS = select(Sentence.document.is_not(None)).where(
+    Sentence.campaign_id == bindparam("campaign_id")).order_by(Sentence.number).limit(1)
+# The volunteer's latest test item (a quality-control item has no slot): its
+# sentence's document, number and system. Walks (participation, position)
+# from the newest item and stops at the first with a slot.
+_LATEST = (
+    select(Sentence.document, Sentence.number, Item.left_system_id)
+    .join(Sentence, Sentence.id == Item.sentence_id)
+    .where(Item.participation_id == bindparam("participation_id"), Item.slot_id.is_not(None))
+    .order_by(Item.position.desc())
+    .limit(1)
+)
+_NEXT_SEGMENT = select(Sentence.id).where(
+    Sentence.campaign_id == bindparam("campaign_id"), Sentence.document == bindparam("document"),
+    Sentence.number == bindparam("number") + 1)
+_before, _mine, _open = aliased(Sentence), aliased(Item), aliased(Slot)
+# The emptiest open sentence that begins a document the volunteer has not
+# begun: documents are served from their first segment, so having its first
+# segment is having seen it. Walks ix_sentences_emptiest and stops at the first.
+_first_segment = (
+    select(Sentence.id)
+    .where(
+        Sentence.campaign_id == bindparam("campaign_id"), Sentence.is_open.is_(True),
+        ~exists().where(_before.campaign_id == Sentence.campaign_id, _before.number == Sentence.number - 1,
+                        _before.document == Sentence.document),
+        ~exists().where(_mine.participation_id == bindparam("participation_id"), _mine.sentence_id == Sentence.id),
+        exists().where(_open.sentence_id == Sentence.id, _open.identical.is_(False), _open.pending < _open.target),
+    )
+    .order_by(Sentence.pending, Sentence.id)
+    .limit(1)
+    .scalar_subquery()
+)
+# Its open slots, one per system: the caller draws among the emptiest.
+_FIRST_SEGMENTS = select(Slot.sentence_id, Slot.system_a_id, Slot.pending).where(
+    Slot.sentence_id == _first_segment, Slot.identical.is_(False), Slot.pending < Slot.target)
+_PREVIOUS = (
+    select(Sentence.source, Sentence.reference, Output.text)
+    .join(Output, Output.sentence_id == Sentence.id)
+    .where(Sentence.campaign_id == bindparam("campaign_id"), Sentence.document == bindparam("document"),
+           Sentence.number < bindparam("number"), Sentence.number >= bindparam("number") - PREVIOUS_SHOWN,
+           Output.system_id == bindparam("system"))
+    .order_by(Sentence.number)
+)
+
+
+def has_documents(campaign_id):
+    """Whether the campaign's sentences are grouped into documents."""
+    return bool(execute(_HAS_DOCUMENTS, {"campaign_id": campaign_id}).scalar())
+
+
+def take_next_segment(campaign_id, participation_id, rng):
+    """The next segment of the volunteer's document (their latest test
+    item's), same system, whatever its count; else a slot of the first
+    segment of the emptiest document they have not begun: a slot taken
+    (``take_slot_in``'s value), or None when no document is left for them."""
+    latest = execute(_LATEST, {"participation_id": participation_id}).first()
+    if latest is not None and latest.document is not None:
+        following = execute(_NEXT_SEGMENT, {"campaign_id": campaign_id, "document": latest.document,
+                                            "number": latest.number}).scalar()
+        if following is not None:
+            taken = take_slot_in(following, latest.left_system_id, beyond_target=True)
+            if taken is not None:
+                return taken
+    params = {"campaign_id": campaign_id, "participation_id": participation_id}
+    while True:
+        row = choose_slot(execute(_FIRST_SEGMENTS, params).all(), rng)
+        if row is None:
+            return None
+        taken = take_slot_in(row.sentence_id, row.system_a_id)
+        if taken is not None:
+            return taken
+
+
+def previous_segments(campaign_id, document, number, system_id):
+    """(source, reference, translation) of the document's segments before
+    ``number`` (at most PREVIOUS_SHOWN), in order, as ``system_id`` translated them."""
+    if document is None:
+        return ()
+    return tuple(tuple(row) for row in execute(_PREVIOUS, {
+        "campaign_id": campaign_id, "document": document, "number": number, "system": system_id}))
