@@ -91,7 +91,7 @@ def test_a_volunteer_gets_each_document_whole_in_order_with_what_came_before(app
     for number, system, texts in seen:
         source, _reference, translation, previous = texts
         first = min(n for n in range(1, number + 1) if DOCUMENTS[n - 1] == DOCUMENTS[number - 1])
-        assert [s for s, _ in previous] == [f"Source sentence number {n}." for n in range(first, number)]
+        assert [s for s, _r, _t in previous] == [f"Source sentence number {n}." for n in range(first, number)]
         assert translation.startswith(f"Output {number} of ")
 
 

@@ -107,7 +107,7 @@ def test_bad_reference_documents_come_whole_in_order_after_their_originals(app, 
             .where(Sentence.campaign_id == campaign.id, Sentence.document == sentence.document,
                    Sentence.number < sentence.number, Output.system_id == item.left_system_id)
             .order_by(Sentence.number)).all()
-        assert [translation for _source, translation in texts[3]] == [d or t for t, d in earlier]
+        assert [translation for _source, _reference, translation in texts[3]] == [d or t for t, d in earlier]
     # Test documents stay whole and in order, bad-reference documents only between them.
     tests = [item for item, _ in answered if item.qc_kind is None]
     for a, b in zip(tests, tests[1:]):

@@ -2,7 +2,7 @@
 a document's segments in order, from one system, and a document begun is
 served whole, beyond its slots' target if others filled them meanwhile
 (the judgments beyond count as such). Shared by the protocols that serve
-by document (DA when its campaign has documents; ESA has its own copy).
+by document (DA when its campaign has documents, ESA always).
 """
 from sqlalchemy import bindparam, exists, select
 from sqlalchemy.orm import aliased
@@ -52,7 +52,7 @@ _first_segment = (
 _FIRST_SEGMENTS = select(Slot.sentence_id, Slot.system_a_id, Slot.pending).where(
     Slot.sentence_id == _first_segment, Slot.identical.is_(False), Slot.pending < Slot.target)
 _PREVIOUS = (
-    select(Sentence.source, Sentence.reference, Output.text)
+    select(Sentence.source, Sentence.reference, Output.text, Output.degraded)
     .join(Output, Output.sentence_id == Sentence.id)
     .where(Sentence.campaign_id == bindparam("campaign_id"), Sentence.document == bindparam("document"),
            Sentence.number < bindparam("number"), Sentence.number >= bindparam("number") - PREVIOUS_SHOWN,
@@ -66,21 +66,21 @@ def has_documents(campaign_id):
     return bool(execute(_HAS_DOCUMENTS, {"campaign_id": campaign_id}).scalar())
 
 
-def take_next_segment(campaign_id, participation_id, rng):
-    """The next segment of the volunteer's document (their latest test
-    item's), same system, whatever its count; else a slot of the first
-    segment of the emptiest document they have not begun: a slot taken
-    (``take_slot_in``'s value), or None when no document is left for them."""
+def following_segment(campaign_id, participation_id):
+    """(the volunteer's latest test item's row: document, number, system; the
+    id of its document's next segment, or None at a document's end)."""
     latest = execute(_LATEST, {"participation_id": participation_id}).first()
-    if latest is not None and latest.document is not None:
-        following = execute(_NEXT_SEGMENT, {"campaign_id": campaign_id, "document": latest.document,
-                                            "number": latest.number}).scalar()
-        if following is not None:
-            taken = take_slot_in(following, latest.left_system_id, beyond_target=True)
-            if taken is not None:
-                return taken
+    if latest is None or latest.document is None:
+        return latest, None
+    return latest, execute(_NEXT_SEGMENT, {"campaign_id": campaign_id, "document": latest.document,
+                                           "number": latest.number}).scalar()
+
+
+def take_first_segment(campaign_id, participation_id, rng):
+    """A slot of the first segment of the emptiest document the volunteer
+    has not begun (``take_slot_in``'s value), or None when none is left."""
     params = {"campaign_id": campaign_id, "participation_id": participation_id}
-    while True:
+    while True:  # another transaction may hold the slot drawn (PostgreSQL): draw again
         row = choose_slot(execute(_FIRST_SEGMENTS, params).all(), rng)
         if row is None:
             return None
@@ -89,10 +89,21 @@ def take_next_segment(campaign_id, participation_id, rng):
             return taken
 
 
-def previous_segments(campaign_id, document, number, system_id):
+def take_next_segment(campaign_id, participation_id, rng):
+    """The next segment of the volunteer's document (their latest test
+    item's), same system, whatever its count; else the first segment of the
+    emptiest document they have not begun: a slot taken, or None."""
+    latest, following = following_segment(campaign_id, participation_id)
+    taken = take_slot_in(following, latest.left_system_id, beyond_target=True) if following is not None else None
+    return taken or take_first_segment(campaign_id, participation_id, rng)
+
+
+def previous_segments(campaign_id, document, number, system_id, degraded=False):
     """(source, reference, translation) of the document's segments before
-    ``number`` (at most PREVIOUS_SHOWN), in order, as ``system_id`` translated them."""
+    ``number`` (at most PREVIOUS_SHOWN), in order, as ``system_id`` translated
+    them; ``degraded``: their bad references where they have one (as a
+    bad-reference document showed them)."""
     if document is None:
         return ()
-    return tuple(tuple(row) for row in execute(_PREVIOUS, {
-        "campaign_id": campaign_id, "document": document, "number": number, "system": system_id}))
+    return tuple((source, reference, (bad or text) if degraded else text) for source, reference, text, bad in execute(
+        _PREVIOUS, {"campaign_id": campaign_id, "document": document, "number": number, "system": system_id}))

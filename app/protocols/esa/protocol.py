@@ -13,8 +13,8 @@ from sqlalchemy.orm import aliased
 
 from ...database import execute
 from ...models import Item, Output, Sentence, Slot
-from ...services import bad_references, quality, score_quality, score_sums
-from ...services.slots import choose_slot, take_slot_in
+from ...services import bad_references, documents, quality, score_quality, score_sums
+from ...services.slots import take_slot_in
 from ...services.score_quality import BAD_REFERENCE
 from . import export as esa_export, spans as esa_spans
 
@@ -44,8 +44,6 @@ VOLUNTEER_QUALITY = []
 PANEL = "organiser/_panel_esa.html"
 REVIEW = "organiser/_review_esa.html"
 SIGNS = ("fast",)  # no sides, no "equal": only the reading floor's sign applies
-# The document's earlier segments shown above the one to annotate, at most.
-PREVIOUS_SHOWN = 10
 # Items back an annotated segment must be before its bad reference may come,
 # before the first ticket: the document just finished never comes back at once.
 EARLY_DISTANCE = 2
@@ -70,40 +68,6 @@ def question(campaign):
 
 def volunteer_quality(campaign, engine):
     return lambda row: {}
-
-
-# The volunteer's latest test item: its sentence's document, number and system.
-_LATEST = (
-    select(Sentence.document, Sentence.number, Item.left_system_id)
-    .join(Sentence, Sentence.id == Item.sentence_id)
-    .where(Item.participation_id == bindparam("participation_id"), Item.slot_id.is_not(None))
-    .order_by(Item.position.desc())
-    .limit(1)
-)
-_NEXT_SEGMENT = select(Sentence.id).where(
-    Sentence.campaign_id == bindparam("campaign_id"), Sentence.document == bindparam("document"),
-    Sentence.number == bindparam("number") + 1)
-_before, _mine, _open = aliased(Sentence), aliased(Item), aliased(Slot)
-# The emptiest open sentence that begins a document (a sentence without a
-# document is one) the volunteer has not begun: documents are served from
-# their first segment, so having its first segment is having seen it. Walks
-# ix_sentences_emptiest, as DA's fresh sources do, and stops at the first.
-_first_segment = (
-    select(Sentence.id)
-    .where(
-        Sentence.campaign_id == bindparam("campaign_id"), Sentence.is_open.is_(True),
-        ~exists().where(_before.campaign_id == Sentence.campaign_id, _before.number == Sentence.number - 1,
-                        _before.document == Sentence.document),
-        ~exists().where(_mine.participation_id == bindparam("participation_id"), _mine.sentence_id == Sentence.id),
-        exists().where(_open.sentence_id == Sentence.id, _open.identical.is_(False), _open.pending < _open.target),
-    )
-    .order_by(Sentence.pending, Sentence.id)
-    .limit(1)
-    .scalar_subquery()
-)
-# Its open slots, one per system: the caller draws among the emptiest.
-_FIRST_SEGMENTS = select(Slot.sentence_id, Slot.system_a_id, Slot.pending).where(
-    Slot.sentence_id == _first_segment, Slot.identical.is_(False), Slot.pending < Slot.target)
 
 
 _checked = aliased(Item)
@@ -178,22 +142,15 @@ def serve(campaign, participation, position, rng):
     a bad-reference document's segment when one is due (``_serve_quality``),
     else the first segment of the emptiest document they have not seen
     (with ``texts``), or None."""
-    latest = execute(_LATEST, {"participation_id": participation.id}).first()
-    following = None
-    if latest is not None and latest.document is not None:
-        following = execute(_NEXT_SEGMENT, {"campaign_id": campaign.id, "document": latest.document,
-                                            "number": latest.number}).scalar()
+    latest, following = documents.following_segment(campaign.id, participation.id)
     if campaign.qc_share and following is None:
         fields = _serve_quality(campaign, participation, position, latest)
         if fields is not None:
             return fields
     taken = take_slot_in(following, latest.left_system_id, beyond_target=True) if following is not None else None
-    while taken is None:
-        row = choose_slot(execute(_FIRST_SEGMENTS, {"campaign_id": campaign.id,
-                                                    "participation_id": participation.id}).all(), rng)
-        if row is None:
-            return None
-        taken = take_slot_in(row.sentence_id, row.system_a_id)
+    taken = taken or documents.take_first_segment(campaign.id, participation.id, rng)
+    if taken is None:
+        return None
     slot, sentence_id, _texts = taken
     fields = dict(slot_id=slot.id, sentence_id=sentence_id, left_system_id=slot.system_a_id, holding=True)
     return fields | {"texts": texts_of(Item(**fields))}
@@ -218,27 +175,14 @@ _TEXTS = (
     .join(Output, Output.sentence_id == Sentence.id)
     .where(Sentence.id == bindparam("sentence"), Output.system_id == bindparam("system"))
 )
-_PREVIOUS = (
-    select(Sentence.source, Output.text, Output.degraded)
-    .join(Output, Output.sentence_id == Sentence.id)
-    .where(Sentence.campaign_id == bindparam("campaign_id"), Sentence.document == bindparam("document"),
-           Sentence.number < bindparam("number"), Sentence.number >= bindparam("number") - PREVIOUS_SHOWN,
-           Output.system_id == bindparam("system"))
-    .order_by(Sentence.number)
-)
-
-
 def texts_of(item):
     """(source, reference, translation shown, previous) of an item;
-    ``previous``: the (source, translation) of the document's earlier
-    segments shown, degraded as well in a bad-reference document."""
+    ``previous``: the (source, reference, translation) of the document's
+    earlier segments shown, degraded as well in a bad-reference document."""
     source, reference, text, degraded, document, number, campaign_id = execute(
         _TEXTS, {"sentence": item.sentence_id, "system": item.left_system_id}).one()
     bad = item.qc_kind == BAD_REFERENCE
-    previous = ()
-    if document is not None:
-        previous = tuple((s, (d or t) if bad else t) for s, t, d in execute(_PREVIOUS, {
-            "campaign_id": campaign_id, "document": document, "number": number, "system": item.left_system_id}))
+    previous = documents.previous_segments(campaign_id, document, number, item.left_system_id, degraded=bad)
     return source, reference, degraded if bad else text, previous
 
 
@@ -323,7 +267,7 @@ def payload(campaign, texts):
     """The item as the page and the JSON API show it."""
     source, _reference, translation, previous = texts
     return {"source": source, "translation": translation,
-            "previous": [{"source": s, "translation": t} for s, t in previous]}
+            "previous": [{"source": s, "translation": t} for s, _reference, t in previous]}
 
 
 def dashboard(campaign, volunteers):
