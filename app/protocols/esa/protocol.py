@@ -14,10 +14,12 @@ from sqlalchemy.orm import aliased
 from ...database import execute
 from ...models import Item, Output, Sentence, Slot
 from ...services.slots import choose_slot, take_slot_in
-from . import export as esa_export, spans as esa_spans
+from . import export as esa_export, practice as esa_practice, spans as esa_spans
 
 NAME = "esa"
 TEMPLATE = "volunteer/item_esa.html"
+# Practice items: a translation with its errors known (practice.py).
+PRACTICE = esa_practice
 TEXTS = "volunteer/protocol_esa.html"  # task, instructions, rule, dismissal
 USES_CONTROLS = False
 SETTINGS = {}
