@@ -360,7 +360,8 @@ class Control(db.Model):
 
 class PracticeItem(db.Model):
     """A practice sentence shown before item 1, with feedback (``why``); its
-    answers are never stored."""
+    answers are never stored. Pairwise: ``better`` and ``worse`` translations;
+    ESA: ``better`` is the translation and ``spans`` its known errors."""
 
     __tablename__ = "practice_items"
     __table_args__ = (UniqueConstraint("campaign_id", "number"),)
@@ -374,6 +375,10 @@ class PracticeItem(db.Model):
     # The explanation in other interface languages ({"eu": ...}, babel's
     # codes; practice.tsv's why.<code> columns), None when it has none.
     why_texts = db.Column(db.JSON)
+    # An ESA practice item's known errors ({"start", "end", "severity"} in
+    # code points of ``better``, its translation; ``worse`` is empty), None
+    # for a pairwise one.
+    spans = db.Column(db.JSON)
 
 
 class Participation(db.Model):

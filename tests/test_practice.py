@@ -11,6 +11,7 @@ from sqlalchemy import select
 from app.cli import import_campaign
 from app.extensions import db
 from app.models import PracticeItem
+from app.protocols.pairwise import practice as pairwise_practice
 from app.services import practice
 from app.services.campaign_writer import create_campaign
 from app.services.importer import CampaignFormatError, read_campaign
@@ -39,15 +40,15 @@ def folder(tmp_path):
 def test_feedback_is_right_only_for_the_better_side(better_left):
     better = "left" if better_left else "right"
     worse = "right" if better_left else "left"
-    assert practice.feedback(better, better_left) == (True, better, better)
-    assert practice.feedback(worse, better_left) == (False, better, worse)
+    assert pairwise_practice.feedback(better, better_left) == (True, better, better)
+    assert pairwise_practice.feedback(worse, better_left) == (False, better, worse)
     # A practice item always has a better translation: "equal" is not right.
-    assert practice.feedback("equal", better_left) == (False, better, "equal")
+    assert pairwise_practice.feedback("equal", better_left) == (False, better, "equal")
 
 
 def test_both_sides_come_up():
     rng = random.Random(3)
-    sides = {practice.better_left(rng) for _ in range(50)}
+    sides = {pairwise_practice.better_left(rng) for _ in range(50)}
     assert sides == {True, False}
 
 

@@ -10,6 +10,7 @@ from sqlalchemy import select
 from app.cli import import_campaign
 from app.extensions import db
 from app.models import PracticeItem
+from app.protocols.pairwise import practice as pairwise_practice
 from app.services import practice
 from app.services.campaign_writer import create_campaign
 from app.services.importer import CampaignFormatError, read_campaign
@@ -40,11 +41,11 @@ def test_why_columns_are_read_and_an_empty_cell_falls_back(app, folder):
     rows = db.session.scalars(select(PracticeItem).order_by(PracticeItem.number)).all()
     assert [row.why_texts for row in rows] == [{"eu": "Horregatik 1.", "es": "Porque 1."}, {"es": "Porque 2."}, None]
     # The page's language when given, else the why column's, in the interface_language.
-    assert practice.show(campaign, 1, True, "eu").why == ("Horregatik 1.", "eu", "ltr")
-    assert practice.show(campaign, 1, True, "es").why.text == "Porque 1."
-    assert practice.show(campaign, 2, True, "eu").why == ("Because 2.", "en", "ltr")
-    assert practice.show(campaign, 1, True, "ur").why.text == "Because 1."
-    assert practice.show(campaign, 3, True, None).why.text == "Because 3."
+    assert pairwise_practice.show(campaign, 1, True, "eu").why == ("Horregatik 1.", "eu", "ltr")
+    assert pairwise_practice.show(campaign, 1, True, "es").why.text == "Porque 1."
+    assert pairwise_practice.show(campaign, 2, True, "eu").why == ("Because 2.", "en", "ltr")
+    assert pairwise_practice.show(campaign, 1, True, "ur").why.text == "Because 1."
+    assert pairwise_practice.show(campaign, 3, True, None).why.text == "Because 3."
 
 
 @pytest.mark.parametrize("header, message", [

@@ -15,7 +15,8 @@ the importer ``USES_CONTROLS``, ``SETTINGS``, ``check_settings`` and ``units``,
 its ``PANEL`` template, ``review_judgments(participation)`` with its
 ``REVIEW`` template, and ``SIGNS`` (the hold signs that apply). It may have
 ``hold_reason(campaign, participation, item)``: a sign of its own that holds
-the volunteer for review (``hold_reason`` below).
+the volunteer for review (``hold_reason`` below), and ``PRACTICE``: its
+practice items' module (``practice`` below).
 """
 from .da import protocol as da
 from .esa import protocol as esa
@@ -77,3 +78,12 @@ def hold_reason(campaign, participation, item):
     (a protocol without one: pairwise's signs are all in services/holds)."""
     check = getattr(of(campaign), "hold_reason", None)
     return check(campaign, participation, item) if check is not None else None
+
+
+def practice(name):
+    """The practice module of the protocol ``name`` (a campaign's
+    ``protocol``), or None when it has no practice items. It has ``HEADER``
+    and ``read_row`` for the importer, and for the volunteer's page
+    ``TEMPLATE``, ``form``, ``begin``, ``answered``, ``show``, ``result``
+    and ``form_for``."""
+    return getattr(PROTOCOLS[name], "PRACTICE", None)

@@ -118,9 +118,11 @@ def campaign_row(spec, status):
         db.session.add(
             Control(campaign_id=campaign.id, number=number, source=source, better=better, worse=worse)
         )
-    for number, (source, better, worse, why, why_texts) in enumerate(spec.practice, start=1):
+    # An ESA practice item has its known errors last (importer._practice).
+    for number, (source, better, worse, why, why_texts, *spans) in enumerate(spec.practice, start=1):
         db.session.add(PracticeItem(campaign_id=campaign.id, number=number, source=source, better=better,
-                                    worse=worse, why=why, why_texts=why_texts or None))
+                                    worse=worse, why=why, why_texts=why_texts or None,
+                                    spans=spans[0] if spans else None))
     db.session.flush()
     return campaign, systems
 

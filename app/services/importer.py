@@ -247,9 +247,10 @@ def checked_settings(raw, known, defaults=True):
     return settings
 
 
-def _table(folder, name, what, columns, optional=None):
+def _table(folder, name, what, columns, optional=None, differ=True):
     """The rows of a TSV file with the header ``columns``: each row a tuple
-    of non-empty fields whose better and worse translations differ.
+    of non-empty fields whose better and worse translations differ (unless
+    not ``differ``: practice rows are checked by their protocol).
     ``optional(display, extra header cells)``: checks columns allowed after
     ``columns``; their cells may be empty (or missing at the end of a line)."""
     display, lines = read_lines(folder, name, what)
@@ -270,7 +271,7 @@ def _table(folder, name, what, columns, optional=None):
         if not all(cells[:len(columns)]):
             raise CampaignFormatError(display, number, "empty field")
         cells += [""] * (most - len(cells))  # a line's last empty cells: its tabs were stripped with its end
-        if cells[1] == cells[2]:
+        if differ and cells[1] == cells[2]:
             raise CampaignFormatError(display, number, "the better and worse translations are the same")
         rows.append(tuple(cells))
     return display, rows
@@ -288,14 +289,14 @@ def _controls(folder, name, sources, source_file):
     return display, rows
 
 
-def why_languages(display, cells, interface, interface_languages=None):
+def why_languages(display, cells, interface, interface_languages=None, header=PRACTICE_HEADER):
     """The languages (babel's codes) of practice.tsv's optional why.<code>
     columns (header ``cells`` after PRACTICE_HEADER), checked as [texts.<code>]
     tables are: a language CLDR knows, not the campaign's interface_language
     (the why column's), once; and, given the site's ``interface_languages``,
     one of them (only a page in that language shows it)."""
     languages = []
-    for column, cell in enumerate(cells, start=len(PRACTICE_HEADER) + 1):
+    for column, cell in enumerate(cells, start=len(header) + 1):
         where = f"column {column} ({cell or 'empty'})"
         code = cell[len(WHY_IN):] if cell.startswith(WHY_IN) else None
         key = language_key(code) if code else None
@@ -316,37 +317,47 @@ def why_languages(display, cells, interface, interface_languages=None):
     return languages
 
 
-def _practice(folder, name, controls_file, controls, sources, source_file, interface="en", interface_languages=None):
-    """The practice items (source, better, worse, why, {language: why}), or
-    [] when the folder has none. A practice item shows its answer, so it may
-    not repeat a control (that would give the control away) or a sentence
-    to judge."""
+def _practice(folder, name, controls_file, controls, sources, source_file, interface="en", interface_languages=None,
+              protocol="pairwise"):
+    """The practice items (source, better, worse, why, {language: why}[,
+    spans]), as the ``protocol``'s practice module reads a row, or [] when
+    the folder has none. A practice item shows its answer, so it may not
+    repeat a control (that would give the control away) or a sentence to judge."""
     if name is None:
         if not os.path.isfile(os.path.join(folder, PRACTICE_FILE)):
             return []
         name = PRACTICE_FILE
+    kind = protocols.practice(protocol)
+    header = kind.HEADER
     languages = []
 
     def extra_columns(display, cells):
-        languages.extend(why_languages(display, cells, interface, interface_languages))
+        languages.extend(why_languages(display, cells, interface, interface_languages, header))
 
-    display, rows = _table(folder, name, "practice", PRACTICE_HEADER, optional=extra_columns)
+    display, rows = _table(folder, name, "practice", header, optional=extra_columns, differ=False)
     if not rows:
         raise CampaignFormatError(display, None, "no practice items after the header")
     control_lines = {}
     for line, (source, better, worse) in enumerate(controls, start=2):
         for text in (source, better, worse):
             control_lines.setdefault(same_text(text), line)
+    items = []
     for line, row in enumerate(rows, start=2):
-        for text in row[:3]:
-            if same_text(text) in control_lines:
+        try:
+            texts, spans = kind.read_row(row[:len(header)])
+        except ValueError as error:
+            raise CampaignFormatError(display, line, str(error)) from None
+        for text in texts[:3]:
+            if text and same_text(text) in control_lines:
                 raise CampaignFormatError(
                     display, line, f"repeats a text of {controls_file}:{control_lines[same_text(text)]}; "
                     "a practice item shows its answer and would give the control away"
                 )
+        why_texts = {key: why for key, why in zip(languages, row[len(header):]) if why}
+        items.append((*texts, why_texts) + ((spans,) if spans is not None else ()))
     refuse_campaign_sentences(display, enumerate((row[0] for row in rows), start=2), sources, source_file,
                               "practise on others")
-    return [(*row[:4], {key: why for key, why in zip(languages, row[4:]) if why}) for row in rows]
+    return items
 
 
 def read_campaign(folder, interface_languages=None):
@@ -413,16 +424,20 @@ def read_campaign(folder, interface_languages=None):
         controls, practice, warnings = _controls_and_practice(folder, data, settings, sources, source_file,
                                                               practice_languages)
     else:
-        for key in ("controls", "practice"):
+        has_practice = protocols.practice(protocol.NAME) is not None
+        for key in ("controls",) if has_practice else ("controls", "practice"):
             if key in data:
                 raise CampaignFormatError(
                     "campaign.toml", None, f"'{key}': a {protocol.NAME} campaign makes its own quality control; remove it"
                 )
+        if has_practice:
+            practice = _practice(folder, _require(data, "practice") if "practice" in data else None, None, [],
+                                 sources, source_file, *practice_languages, protocol.NAME)
         # Read by its presence in a pairwise folder: here it would silently do nothing.
-        if os.path.exists(os.path.join(folder, PRACTICE_FILE)):
+        elif os.path.exists(os.path.join(folder, PRACTICE_FILE)):
             raise CampaignFormatError(
-                PRACTICE_FILE, None, f"a {protocol.NAME} campaign has no practice items (they are pairwise "
-                "comparisons with their answer); remove the file"
+                PRACTICE_FILE, None, f"a {protocol.NAME} campaign has no practice items (pairwise and "
+                "ESA campaigns have); remove the file"
             )
         if references is not None:
             warnings += protocol.reference_warnings(references, outputs)

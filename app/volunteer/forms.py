@@ -1,22 +1,11 @@
 from flask_babel import lazy_gettext as _l
 from wtforms import HiddenField, IntegerField, RadioField, StringField
-from wtforms.validators import AnyOf, DataRequired, InputRequired, Optional
+from wtforms.validators import DataRequired, InputRequired, Optional
 
 from ..choices import REPORT_REASONS
-from ..services import practice
 from wtforms.widgets import HiddenInput
 
-from ..forms import Bounded, Form, answer_field, at_most
-
-
-class PracticeForm(Form):
-    """A practice answer. The item's number and the side its better
-    translation was shown on come back with the answer: practice counts for
-    nothing, so a volunteer who edits them only misleads themselves."""
-
-    number = IntegerField(widget=HiddenInput(), validators=[InputRequired(), Bounded(min=1, max=practice.LAST)])
-    better = HiddenField(validators=[AnyOf(("left", "right"))])
-    choice = answer_field()
+from ..forms import Bounded, Form, at_most
 
 
 class ReportForm(Form):

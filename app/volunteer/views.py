@@ -16,7 +16,7 @@ from ..services.raffle_rules import iso
 from ..services.summary import participation_summary
 from ..web import campaign_or_404, participation_of, rng
 from .blueprint import bp
-from .forms import DismissAnnouncementForm, PracticeForm, ReportForm
+from .forms import DismissAnnouncementForm, ReportForm
 from .texts import tickets_summary
 
 
@@ -87,28 +87,32 @@ def instructions(slug):
 @bp.route("/c/<slug>/practice", methods=["GET", "POST"])
 @login_required
 def practice_page(slug):
-    """One practice item (``?n=``), or the feedback on an answer to it;
-    nothing is stored."""
+    """One practice item (``?n=``), or the feedback on an answer to it, as
+    the campaign's protocol shows them; nothing is stored."""
     campaign = campaign_or_404(slug)
     if participation_of(current_user, campaign) is None:
         return redirect(url_for("volunteer.join", slug=slug))
-    form = PracticeForm()
-    result = None
+    kind = protocols.practice(campaign.protocol)
+    if kind is None:
+        return redirect(url_for("volunteer.instructions", slug=slug))
+    form = kind.form()
+    answer = None
     if form.validate_on_submit():
-        number, better_left = form.number.data, form.better.data == "left"
-        result = practice.feedback(form.choice.data, better_left)
+        number, (state, answer) = form.number.data, kind.answered(form)
     else:
-        for error in form.number.errors + form.choice.errors if request.method == "POST" else ():
-            flash(error, "error")
+        if request.method == "POST":
+            for field in form:  # the CSRF token's own error page covers its errors
+                for error in field.errors if field.name != "csrf_token" else ():
+                    flash(error, "error")
         number = form.number.data if form.number.data and not form.number.errors else request.args.get("n", 1, type=int)
-        better_left = practice.better_left(rng())
-    shown = practice.show(campaign, number, better_left, get_locale())
+        state = kind.begin(rng())
+    shown = kind.show(campaign, number, state, get_locale())
     if shown is None:
         if not practice.count(campaign.id):
             return redirect(url_for("volunteer.instructions", slug=slug))
         return render_template("volunteer/practice_done.html", campaign=campaign)
-    form = PracticeForm(formdata=None, number=shown.number, better="left" if better_left else "right")
-    return render_template("volunteer/practice.html", campaign=campaign, shown=shown, form=form, result=result)
+    result = kind.result(shown, answer) if answer is not None else None
+    return render_template(kind.TEMPLATE, campaign=campaign, shown=shown, form=kind.form_for(shown), result=result)
 
 
 @bp.route("/c/<slug>/evaluate", methods=["GET", "POST"])

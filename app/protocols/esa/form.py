@@ -1,11 +1,14 @@
-"""The form of an ESA answer: the score and the spans (JSON, from static/js/esa.js)."""
+"""The form of an ESA answer: the score and the spans (JSON, from static/js/esa.js);
+and of a practice answer."""
 import json
 
 from flask_babel import lazy_gettext as _l
 from wtforms import HiddenField, IntegerField, StringField
 from wtforms.validators import DataRequired, InputRequired, ValidationError
+from wtforms.widgets import HiddenInput
 
 from ...forms import Bounded, Form, at_most
+from ...services.practice import LAST
 from . import spans
 
 
@@ -28,4 +31,13 @@ class EsaForm(Form):
     )
     # Its input is item_esa.html's own (kept by static/js/esa.js): a HiddenField
     # would be drawn a second time by hidden_tag().
+    spans = StringField(default="[]", validators=[at_most(spans.MAX_TEXT), _spans])
+
+
+class PracticeForm(Form):
+    """A practice answer: the item's number, the score and the spans. The
+    score is asked as on a real item, though the feedback is on the spans."""
+
+    number = IntegerField(widget=HiddenInput(), validators=[InputRequired(), Bounded(min=1, max=LAST)])
+    score = EsaForm.score
     spans = StringField(default="[]", validators=[at_most(spans.MAX_TEXT), _spans])

@@ -16,10 +16,12 @@ from ...models import Item, Output, Sentence, Slot
 from ...services import bad_references, documents, quality, score_quality, score_sums
 from ...services.slots import take_slot_in
 from ...services.score_quality import BAD_REFERENCE
-from . import export as esa_export, spans as esa_spans
+from . import export as esa_export, practice as esa_practice, spans as esa_spans
 
 NAME = "esa"
 TEMPLATE = "volunteer/item_esa.html"
+# Practice items: a translation with its errors known (practice.py).
+PRACTICE = esa_practice
 TEXTS = "volunteer/protocol_esa.html"  # task, instructions, rule, dismissal
 USES_CONTROLS = False  # quality control is made from the campaign's outputs
 # name: (type, default, minimum[, maximum]) (docs/campaign-format.md); DA's, but

@@ -16,12 +16,15 @@ from ...database import execute
 from ...models import Control, Item, Output, Sentence, Slot
 from ...services import degrade, holds, quality, volunteer_figures
 from . import dashboard as dashboard_panel, decisions, export as pairwise_export, plan as pair_plan, repeats, review
+from . import practice as pairwise_practice
 from ...services.pseudonyms import pseudonym
 from ...services.slots import take_pair_slot, take_slot
 from ...services.texts import same_output
 
 NAME = "pairwise"
 TEMPLATE = "volunteer/item_pairwise.html"
+# Practice items: two translations, the better one told (practice.py).
+PRACTICE = pairwise_practice
 TEXTS = "volunteer/protocol_pairwise.html"  # task, instructions, rule, dismissal
 CHOICES = ("left", "right", "equal")
 # The importer reads the campaign's control sentences and practice items.
