@@ -77,7 +77,7 @@ EXPORTS = [
 ]
 
 # Why the live rules dismissed a volunteer (Participation.dismissed_reason):
-# the codes of services/quality and protocols/da/quality. An organiser's own
+# the codes of protocols/pairwise/controls and protocols/da/quality. An organiser's own
 # reason is free text and shown as written.
 DISMISSAL_REASONS = [
     ("first_controls_failed", _l("failed one of the first control sentences")),

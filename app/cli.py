@@ -108,9 +108,7 @@ def _organiser(username):
 def controls_said(spec):
     """The controls the import names: generated for each volunteer (the
     default ``control_source``) unless the folder's own are used."""
-    from .services.quality import GENERATED
-
-    if spec.settings.get("control_source", GENERATED) != GENERATED:
+    if not protocols.PROTOCOLS[spec.protocol].generates_controls(spec.settings):
         return counted(len(spec.controls), "control")
     fallback = f" ({counted(len(spec.controls), 'control')} as their fallback)" if spec.controls else ""
     return "controls generated for each volunteer" + fallback
@@ -184,14 +182,13 @@ def controls_command(folder, held_out, dry_run, better, output, replace, show, s
     FOLDER (see docs/campaign-format.md)."""
     import random
 
-    from .services import control_pool
-
     try:
         manifest, protocol, settings, source_file, sources = importer.read_sources(folder)
     except CampaignFormatError as exc:
         raise click.ClickException(f"{os.path.join(folder, '')}{exc}") from None
     if not protocol.USES_CONTROLS:
         raise click.ClickException(f"a {protocol.NAME} campaign makes its own quality control; it takes no controls")
+    control_pool = protocol.CONTROL_POOL
     try:
         rows = control_pool.read_held_out(held_out, use_output=better == "output")
         control_pool.refuse_campaign_sentences(held_out, rows, sources, os.path.join(folder, source_file))

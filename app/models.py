@@ -123,7 +123,7 @@ class Campaign(db.Model):
     control_first = db.Column(db.Integer, nullable=False, default=2)
     control_every = db.Column(db.Integer, nullable=False, default=5)
     # "fixed": every control_every-th item; "random": one at a secret place
-    # in each block of control_every items (quality.is_control_position).
+    # in each block of control_every items (protocols/pairwise/controls.is_control_position).
     control_placement = db.Column(db.String(8), nullable=False, default="fixed")
     # A new volunteer's first early_control_items items may have one control
     # in early_control_every (0 items, the default: the paper's schedule).
@@ -133,7 +133,7 @@ class Campaign(db.Model):
     # (0: the whole pool); expected_volunteers sizes the importer's warning.
     controls_per_volunteer = db.Column(db.Integer, nullable=False, default=0)
     # "generated": controls made for each volunteer from the campaign's own
-    # outputs (quality.CONTROL_SOURCES); "imported": the controls file's pool.
+    # outputs (protocols/pairwise/controls.CONTROL_SOURCES); "imported": the controls file's pool.
     control_source = db.Column(db.String(16), nullable=False, default="generated", server_default="generated")
     expected_volunteers = db.Column(db.Integer, nullable=False, default=0)
     failure_cutoff = db.Column(db.String(16), nullable=False, default="1/3")

@@ -11,6 +11,7 @@ from sqlalchemy.orm import Session
 
 from app.extensions import db
 from app.models import Control, Item, Participation, Sentence, Slot, Ticket, utcnow
+from app.protocols.pairwise import controls as control_rules
 from app.services import accounts, assignment, evaluation, quality, reservations, slots
 from app.services.campaign_writer import create_campaign
 from app.services.importer import read_campaign
@@ -262,7 +263,7 @@ def test_dismissal_discards_judgments_returns_slots_and_voids_tickets(app, make_
     # Items 5 and 10 failed: 2 of 4 controls > 1/3, checked at item 10.
     assert len(statuses) == 10 and statuses[-1] == "dismissed"
     db.session.refresh(p)
-    assert p.dismissed_reason == quality.CONTROL_FAILURE_RATE
+    assert p.dismissed_reason == control_rules.CONTROL_FAILURE_RATE
     items = db.session.scalars(select(Item).where(Item.participation_id == p.id)).all()
     assert all(i.discarded_at is not None for i in items if i.answered_at is not None)
     assert db.session.scalar(select(func.sum(Slot.collected))) == 0
@@ -290,7 +291,7 @@ def test_failing_a_first_control_ends_at_the_first_check(app, make_campaign):
         right = "left" if not item.is_control or item.better_left else "right"
         step = evaluation.answer(campaign, p.id, item.token, right, utcnow(), rng)
     assert step.status == "dismissed" and step.item is None
-    assert step.dismissal_reason == quality.INITIAL_CONTROL_FAILED
+    assert step.dismissal_reason == control_rules.INITIAL_CONTROL_FAILED
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -301,7 +302,7 @@ def test_failing_a_first_control_ends_at_the_first_check(app, make_campaign):
     volunteers=st.integers(min_value=1, max_value=5),
     seed=st.integers(min_value=0, max_value=10_000),
     honesty=st.floats(min_value=0.5, max_value=1.0),
-    placement=st.sampled_from(quality.PLACEMENTS),
+    placement=st.sampled_from(control_rules.PLACEMENTS),
     per_volunteer=st.sampled_from([0, 6]),
 )
 def test_invariants_under_interleaved_volunteers(app, tmp_path_factory, sentences, systems, target, volunteers, seed, honesty,
@@ -350,11 +351,11 @@ def test_invariants_under_interleaved_volunteers(app, tmp_path_factory, sentence
         assert [i.position for i in items] == list(range(1, len(items) + 1))
         volunteer = quality.volunteer_seed(campaign.pseudonym_salt, pid)
         for i in items:
-            assert i.is_control == quality.is_control_position(
+            assert i.is_control == control_rules.is_control_position(
                 i.position, 2, 5, placement, volunteer
             ), "control at wrong position"
         pool = db.session.scalars(select(Control.id)).all()
-        mine = set(quality.volunteer_controls(pool, per_volunteer, volunteer))
+        mine = set(control_rules.volunteer_controls(pool, per_volunteer, volunteer))
         assert {i.control_id for i in items if i.is_control} <= mine, "a control from outside the volunteer's subset"
         # Dismissal exactly when the rule says, replayed from the answers.
         results, expected = [], None
@@ -363,7 +364,7 @@ def test_invariants_under_interleaved_volunteers(app, tmp_path_factory, sentence
                 continue
             if i.is_control:
                 results.append(bool(i.passed))
-            expected = quality.dismissal_reason(i.position, results, first=2, check_every=10, cutoff="1/3")
+            expected = control_rules.dismissal_reason(i.position, results, first=2, check_every=10, cutoff="1/3")
             if expected:
                 assert i is items[-1] or all(j.answered_at is None for j in items[items.index(i) + 1:])
                 break

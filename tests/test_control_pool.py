@@ -11,8 +11,10 @@ from sqlalchemy import select
 
 from app.extensions import db
 from app.models import Control, utcnow
-from app.services import control_pool, degrade, importer, quality
-from app.services.importer import CampaignFormatError, read_campaign, sentence_key
+from app.protocols.pairwise import control_pool, controls as control_rules
+from app.services import degrade, importer
+from app.services.campaign_files import sentence_key
+from app.services.importer import CampaignFormatError, read_campaign
 from helpers import write_campaign
 
 KEEP = dict(controls_per_volunteer=14)  # an imported pool (write_campaign adds control_source)
@@ -206,12 +208,12 @@ def test_the_output_as_better_side_needs_the_column(app, tmp_path):
 
 def test_the_pool_size_is_the_importers_warning_rule():
     # The docs' figures: 14 per volunteer, 109 for 500 volunteers, 210 for 1,000.
-    assert quality.pool_size(14, 500) == 109 and quality.pool_size(14, 1000) == 210
+    assert control_rules.pool_size(14, 500) == 109 and control_rules.pool_size(14, 1000) == 210
     for per_volunteer in (14, 15, 20, 40):
         for volunteers in (0, 500, 1000, 3000):
-            size = quality.pool_size(per_volunteer, volunteers)
-            assert quality.pool_warning(size, per_volunteer, volunteers) is None
-            assert quality.pool_warning(size - 1, per_volunteer, volunteers) is not None
+            size = control_rules.pool_size(per_volunteer, volunteers)
+            assert control_rules.pool_warning(size, per_volunteer, volunteers) is None
+            assert control_rules.pool_warning(size - 1, per_volunteer, volunteers) is not None
 
 
 def test_the_advice_follows_the_campaigns_settings(tmp_path):

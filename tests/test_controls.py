@@ -12,6 +12,7 @@ from sqlalchemy import select
 
 from app.extensions import db
 from app.models import Control, Item, utcnow
+from app.protocols.pairwise import controls as control_rules
 from app.services import accounts, evaluation, quality
 from app.services.importer import read_campaign
 from helpers import QUIET_SIGNS, csrf_token, register, write_campaign
@@ -59,7 +60,7 @@ def test_each_volunteer_is_served_only_their_own_subset(app, make_campaign):
         participation = _volunteer(campaign, n)
         _play(campaign, participation, 66)
         controls = [item for item in _items(participation) if item.is_control]
-        mine = quality.volunteer_controls(pool, 14, _seed(campaign, participation))
+        mine = control_rules.volunteer_controls(pool, 14, _seed(campaign, participation))
         # 14 distinct controls (positions 1, 2, 5 .. 60), all of the subset; then the oldest again.
         assert [c.position for c in controls] == [1, 2, *range(5, 66, 5)]
         assert sorted(c.control_id for c in controls[:14]) == mine
@@ -78,7 +79,7 @@ def test_random_placement_one_control_per_block_at_the_volunteers_places(app, ma
         assert len(items) >= 32
         seed = _seed(campaign, participation)
         assert [i.position for i in items if i.is_control] == [
-            i.position for i in items if quality.is_control_position(i.position, 2, 5, "random", seed)
+            i.position for i in items if control_rules.is_control_position(i.position, 2, 5, "random", seed)
         ]
         assert items[0].is_control and items[1].is_control
         for start in range(3, 33, 5):  # one control in each block of five after the first two
@@ -95,7 +96,7 @@ def test_random_placement_keeps_the_control_rules(app, make_campaign):
     step = _play(campaign, first, 1, choose=lambda item: "equal")
     assert step.status == "accepted"
     step = _play(campaign, first, 9)
-    assert step.status == "dismissed" and step.dismissal_reason == quality.INITIAL_CONTROL_FAILED
+    assert step.status == "dismissed" and step.dismissal_reason == control_rules.INITIAL_CONTROL_FAILED
     assert max(item.position for item in _items(first)) == 10
     # Right on the first two, "equal" on every later control: too many failed by the check at item 10.
     second = _volunteer(campaign, 2)
@@ -106,15 +107,15 @@ def test_random_placement_keeps_the_control_rules(app, make_campaign):
         return "left" if not item.is_control else ("left" if item.better_left else "right")
 
     step = _play(campaign, second, 30, choose=later_controls_wrong)
-    assert step.status == "dismissed" and step.dismissal_reason == quality.CONTROL_FAILURE_RATE
+    assert step.status == "dismissed" and step.dismissal_reason == control_rules.CONTROL_FAILURE_RATE
     # Where the paper's rule says, replayed from the volunteer's own places: the
     # first check (every 10th item) with more than a third failed.
     seed, results = _seed(campaign, second), []
     for position in range(1, 31):
-        control = quality.is_control_position(position, 2, 5, "random", seed)
+        control = control_rules.is_control_position(position, 2, 5, "random", seed)
         if control:
             results.append(position <= 2)
-        if quality.dismissal_reason(position, results, first=2, check_every=10, cutoff="1/3"):
+        if control_rules.dismissal_reason(position, results, first=2, check_every=10, cutoff="1/3"):
             break
     assert position in (10, 20)
     assert max(item.position for item in _items(second) if item.answered_at) == position

@@ -1,5 +1,5 @@
 """What the volunteer pages say about a campaign, as it works: the control
-rule from the campaign's own settings (pairwise: quality.dismissal_reason;
+rule from the campaign's own settings (pairwise: controls.dismissal_reason;
 DA: the live rule of da_quality), the end time, the instructions' order (the
 organisers' words first) and the prize sentence from leaderboard_prizes."""
 import re
@@ -9,7 +9,8 @@ import pytest
 
 from app.extensions import db
 from app.models import utcnow
-from app.services import accounts, quality
+from app.protocols.pairwise import controls as control_rules
+from app.services import accounts
 from app.services.campaign_writer import create_campaign
 from app.services.importer import read_campaign
 from helpers import QUIET_SIGNS, csrf_token, register, write_campaign
@@ -69,15 +70,15 @@ def test_the_pairwise_rule_says_when_it_is_checked_and_what_ends_participation(a
 
 
 def test_what_the_pairwise_rule_says_is_what_it_does():
-    """The default campaign's words, against quality.dismissal_reason: a
+    """The default campaign's words, against pairwise's controls.dismissal_reason: a
     missed first control ends participation at item 10, not before; past
     the first controls, 1 missed in 3 is kept and 2 in 5 is not."""
     rule = dict(first=2, check_every=10, cutoff="1/3")
-    assert all(quality.dismissal_reason(n, [False], **rule) is None for n in range(1, 10))
-    assert quality.dismissal_reason(10, [False, True, True], **rule) == quality.INITIAL_CONTROL_FAILED
-    assert quality.dismissal_reason(10, [True, False, True], **rule) == quality.INITIAL_CONTROL_FAILED
-    assert quality.dismissal_reason(20, [True, True, False], **rule) is None
-    assert quality.dismissal_reason(30, [True, True, False, True, False], **rule) == quality.CONTROL_FAILURE_RATE
+    assert all(control_rules.dismissal_reason(n, [False], **rule) is None for n in range(1, 10))
+    assert control_rules.dismissal_reason(10, [False, True, True], **rule) == control_rules.INITIAL_CONTROL_FAILED
+    assert control_rules.dismissal_reason(10, [True, False, True], **rule) == control_rules.INITIAL_CONTROL_FAILED
+    assert control_rules.dismissal_reason(20, [True, True, False], **rule) is None
+    assert control_rules.dismissal_reason(30, [True, True, False, True, False], **rule) == control_rules.CONTROL_FAILURE_RATE
 
 
 def test_the_join_page_tells_the_same_rule(app, client, make_campaign):

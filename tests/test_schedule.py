@@ -89,7 +89,7 @@ def test_after_the_end_the_pages_say_it_ended(app, client, make_campaign):
 
 
 def test_the_rule_of_the_first_controls_is_stated(app, client, make_campaign):
-    """As quality.dismissal_reason applies it: at every check_every-th item,
+    """As pairwise's controls.dismissal_reason applies it: at every check_every-th item,
     not at once (the wording for each setting: tests/test_rules_told.py)."""
     campaign = make_campaign()
     first = "If you missed any of the first 2 control sentences, your participation ends at the next check."

@@ -15,8 +15,8 @@ from app.choices import DISMISSAL_REASONS, by_live_rule
 from app.extensions import db
 from app.languages import LANGUAGE_COOKIE, expressed_locale, mail_locale
 from app.models import OutboxMail, Participation, User, utcnow
-from app.services import answers, quality, review
-from app.services import score_quality
+from app.services import answers, review, score_quality
+from app.protocols.pairwise import controls as control_rules
 from app.services.campaign_writer import create_campaign
 from app.services.importer import read_campaign
 from helpers import QUIET_SIGNS, csrf_token, register, write_campaign
@@ -40,16 +40,17 @@ def _dismissed_page(client, reason, slug="test"):
 
 
 def test_every_live_rule_code_is_labelled_and_free_text_is_not():
-    for code in (quality.INITIAL_CONTROL_FAILED, quality.CONTROL_FAILURE_RATE, score_quality.NOT_LOWER,
+    for code in (control_rules.INITIAL_CONTROL_FAILED, control_rules.CONTROL_FAILURE_RATE, score_quality.NOT_LOWER,
                  score_quality.LOW_VARIATION):
         assert by_live_rule(code)
     assert {code for code, _ in DISMISSAL_REASONS} == {
-        quality.INITIAL_CONTROL_FAILED, quality.CONTROL_FAILURE_RATE, score_quality.NOT_LOWER, score_quality.LOW_VARIATION}
+        control_rules.INITIAL_CONTROL_FAILED, control_rules.CONTROL_FAILURE_RATE, score_quality.NOT_LOWER,
+        score_quality.LOW_VARIATION}
     for written in ("Answers from a bot", "first_controls_failed ", "", None):
         assert not by_live_rule(written)
 
 
-@pytest.mark.parametrize("reason", [quality.INITIAL_CONTROL_FAILED, quality.CONTROL_FAILURE_RATE])
+@pytest.mark.parametrize("reason", [control_rules.INITIAL_CONTROL_FAILED, control_rules.CONTROL_FAILURE_RATE])
 def test_a_volunteer_dismissed_by_the_controls_is_told_so(app, client, make_campaign, reason):
     make_campaign()
     register(client)

@@ -17,6 +17,7 @@ from app.models import Item, Participation, User, utcnow
 from app.services import export, quality, raffle
 from app.services import score_quality
 from app.protocols.da import quality as da_quality
+from app.protocols.pairwise import controls as control_rules
 from app.services.importer import read_campaign
 from app.services.pseudonyms import pseudonym
 from app.stats.da.analysis import analyse_da
@@ -182,7 +183,7 @@ def test_pairwise_dashboard_analysis_and_raffle_count_the_same_volunteers(app, m
 
     held, gone = participation("held"), participation("gone")
     held.held_at, held.held_reason = utcnow() - timedelta(minutes=5), "same_side"
-    gone.dismissed_at, gone.dismissed_reason = utcnow() - timedelta(minutes=5), quality.CONTROL_FAILURE_RATE
+    gone.dismissed_at, gone.dismissed_reason = utcnow() - timedelta(minutes=5), control_rules.CONTROL_FAILURE_RATE
     db.session.commit()
     names = {pseudonym(campaign, participation(name).user_id): name for name in ("ane", "held", "gone", "new")}
 

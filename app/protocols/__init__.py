@@ -7,7 +7,9 @@ dashboard) asks ``of(campaign)`` instead of branching on the protocol's name.
 
 A protocol module has: ``NAME``, ``TEMPLATE`` (the item), ``TEXTS`` (the
 volunteer's task, instructions, rule and dismissal), ``question(campaign)``, for
-the importer ``USES_CONTROLS``, ``SETTINGS``, ``check_settings`` and ``units``,
+the importer ``USES_CONTROLS``, ``SETTINGS``, ``check_settings`` and ``units``
+(a protocol that uses controls also ``read_controls``, ``generates_controls``
+and ``CONTROL_POOL``, what ``flask campaign controls`` makes a pool with),
 ``serve``, ``CURRENT_ITEM``, ``texts_of``, ``reading_words``, ``parse``,
 ``form``, ``form_answer``, ``answer_values``, ``counters``,
 ``dismissal_reason``, ``payload``, and for the organisers' pages ``EXPORTS``

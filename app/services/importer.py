@@ -8,29 +8,23 @@ services/campaign_writer.py writes it.
 import os
 import re
 import tomllib
-import unicodedata
 from dataclasses import dataclass, field
 from fractions import Fraction
 
 from .. import protocols
 from ..stats.pairwise.bozka_reader import ANSWER_LABELS  # a system so named would read as an answer
+from .campaign_files import inside, read_lines, read_table, refuse_campaign_sentences
 from .campaign_texts import known_language, language_key, read_in_interface, read_texts, unread_texts
 from .format_error import CampaignFormatError
 from .texts import same_text
 from .leaderboard import TOP
-from .quality import CONTROL_SOURCES, IMPORTED, PLACEMENTS, control_block, is_control_position, pool_warning
 
 SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
 SYSTEM_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ._+-]{0,63}$")
 SYSTEM_CHARACTERS = "A-Z, a-z, 0-9, space, '.', '_', '+' and '-' (up to 64 characters, the first a letter or digit)"
-MAX_LINE_CHARS = 2000
-CONTROL_HEADER = ["source", "better", "worse"]
 PRACTICE_HEADER = ["source", "better", "worse", "why"]
 WHY_IN = "why."  # then a language: the explanation in that interface language (optional columns)
 PRACTICE_FILE = "practice.tsv"  # read when present, unless the manifest names another file
-# A volunteer must be able to judge this many sentences (or all of them, if
-# fewer) before any control has to be shown twice.
-CONTROL_COVERAGE = 50
 
 SETTINGS = {
     # name: (type, default, minimum[, maximum]); a protocol adds its own
@@ -55,8 +49,6 @@ SETTINGS = {
     "hold_fast_run": (int, 5, 0),
     "leaderboard_prizes": (int, 5, 0, TOP),  # 0: the ranking wins no prize; at most the top a page shows
 }
-# Settings whose value is one of a list of words.
-WORD_SETTINGS = {"control_placement": PLACEMENTS, "control_source": CONTROL_SOURCES}
 
 
 @dataclass
@@ -80,69 +72,6 @@ class CampaignSpec:
     protocol: str = "pairwise"
     warnings: list = field(default_factory=list)  # for the organiser; the import goes on
     documents: list = None  # per sentence (document, domain or None), or None: no documents file
-
-
-def controls_needed(sentences, first=2, every=5, placement="fixed", early_items=0, early_every=0):
-    """Controls a volunteer meets before judging ``sentences`` sentences (with
-    random placement, at most: when each block's control comes first)."""
-    position, judged, controls = 0, 0, 0
-    while judged < sentences:
-        position += 1
-        if placement == "random" and position > first:
-            control = control_block(position, first, every, early_items, early_every)[1] == 0
-        else:
-            control = is_control_position(position, first, every, early_items=early_items, early_every=early_every)
-        controls += control
-        judged += not control
-    return controls
-
-
-def inside(folder, name, what):
-    """The path of a file the manifest names, which must lie in the folder
-    (a campaign from elsewhere must not read the server's other files)."""
-    path = os.path.join(folder, name)
-    root = os.path.realpath(folder)
-    if "\x00" in name or os.path.commonpath([root, os.path.realpath(path)]) != root:
-        raise CampaignFormatError(name, None, f"{what} file is outside the campaign folder")
-    return path
-
-
-def read_lines(folder, name, what):
-    """(the file's path as shown in errors, its lines) of a text file in the
-    folder: UTF-8, one sentence a line (the pool maker reads held-out files so too)."""
-    path = inside(folder, name, what)
-    display = os.path.relpath(path, folder)
-    if not os.path.isfile(path):
-        raise CampaignFormatError(display, None, f"{what} file not found")
-    try:
-        with open(path, "rb") as handle:
-            raw = handle.read()
-    except OSError as exc:
-        raise CampaignFormatError(display, None, f"{what} file cannot be read: {exc.strerror}") from None
-    lines = raw.split(b"\n")
-    if lines and lines[-1] == b"":
-        lines.pop()  # final newline
-    if not lines:
-        raise CampaignFormatError(display, None, f"{what} file is empty")
-    result = []
-    for number, data in enumerate(lines, start=1):
-        if number == 1 and data.startswith(b"\xef\xbb\xbf"):
-            data = data[3:]
-        data = data.rstrip(b"\r")
-        try:
-            line = data.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise CampaignFormatError(
-                display, number, f"invalid UTF-8 (byte {exc.start + 1} of the line)"
-            ) from None
-        if "\x00" in line:
-            raise CampaignFormatError(display, number, "NUL character")
-        if not line.strip():
-            raise CampaignFormatError(display, number, "empty line")
-        if len(line) > MAX_LINE_CHARS:
-            raise CampaignFormatError(display, number, f"line longer than {MAX_LINE_CHARS} characters")
-        result.append(line.strip())
-    return display, result
 
 
 def _manifest(folder):
@@ -233,7 +162,7 @@ def checked_settings(raw, known, defaults=True):
                 )
             value = str(fraction)
         elif kind is str:
-            words = WORD_SETTINGS.get(name) or protocols.word_settings().get(name, ())
+            words = protocols.word_settings().get(name, ())  # pairwise's control settings too
             if value not in words:
                 raise CampaignFormatError("campaign.toml", None, f"{name} must be one of: {', '.join(words)}")
         elif kind is float:
@@ -245,48 +174,6 @@ def checked_settings(raw, known, defaults=True):
             raise CampaignFormatError("campaign.toml", None, f"{name} must be an integer {bounds}")
         settings[name] = value
     return settings
-
-
-def _table(folder, name, what, columns, optional=None, differ=True):
-    """The rows of a TSV file with the header ``columns``: each row a tuple
-    of non-empty fields whose better and worse translations differ (unless
-    not ``differ``: practice rows are checked by their protocol).
-    ``optional(display, extra header cells)``: checks columns allowed after
-    ``columns``; their cells may be empty (or missing at the end of a line)."""
-    display, lines = read_lines(folder, name, what)
-    header = [cell.strip().lower() for cell in lines[0].split("\t")]
-    if header[:len(columns)] != columns or (len(header) > len(columns) and optional is None):
-        more = f"<TAB>{WHY_IN}<language>..." if optional else ""
-        raise CampaignFormatError(display, 1, f"header must be: {'<TAB>'.join(columns)}{more}")
-    if optional:
-        optional(display, header[len(columns):])
-    rows, most = [], len(header)
-    for number, line in enumerate(lines[1:], start=2):
-        cells = [cell.strip() for cell in line.split("\t")]
-        if not len(columns) <= len(cells) <= most or (optional is None and len(cells) != most):
-            expected = f"{len(columns)} to {most}" if most > len(columns) else str(len(columns))
-            raise CampaignFormatError(
-                display, number, f"expected {expected} tab-separated fields, found {len(cells)}"
-            )
-        if not all(cells[:len(columns)]):
-            raise CampaignFormatError(display, number, "empty field")
-        cells += [""] * (most - len(cells))  # a line's last empty cells: its tabs were stripped with its end
-        if differ and cells[1] == cells[2]:
-            raise CampaignFormatError(display, number, "the better and worse translations are the same")
-        rows.append(tuple(cells))
-    return display, rows
-
-
-def _controls(folder, name, sources, source_file):
-    """The controls of a controls file; none may be a sentence of the
-    campaign (the volunteer would meet it twice, and tell the control)."""
-    display, rows = _table(folder, name, "controls", CONTROL_HEADER)
-    refuse_campaign_sentences(
-        display, enumerate((row[0] for row in rows), start=2), sources, source_file,
-        "a volunteer would see it twice and tell the control; take controls from other sentences "
-        "(flask campaign controls makes them from held-out ones)",
-    )
-    return display, rows
 
 
 def why_languages(display, cells, interface, interface_languages=None, header=PRACTICE_HEADER):
@@ -334,7 +221,8 @@ def _practice(folder, name, controls_file, controls, sources, source_file, inter
     def extra_columns(display, cells):
         languages.extend(why_languages(display, cells, interface, interface_languages, header))
 
-    display, rows = _table(folder, name, "practice", header, optional=extra_columns, differ=False)
+    display, rows = read_table(folder, name, "practice", header, optional=extra_columns,
+                               optional_header=f"<TAB>{WHY_IN}<language>...", differ=False)
     if not rows:
         raise CampaignFormatError(display, None, "no practice items after the header")
     control_lines = {}
@@ -421,8 +309,8 @@ def read_campaign(folder, interface_languages=None):
         raise CampaignFormatError("campaign.toml", None, problem)
     controls, practice, warnings = [], [], []
     if protocol.USES_CONTROLS:
-        controls, practice, warnings = _controls_and_practice(folder, data, settings, sources, source_file,
-                                                              practice_languages)
+        controls, practice, warnings = _controls_and_practice(protocol, folder, data, settings, sources,
+                                                              source_file, practice_languages)
     else:
         has_practice = protocols.practice(protocol.NAME) is not None
         for key in ("controls",) if has_practice else ("controls", "practice"):
@@ -506,55 +394,18 @@ def identical_outputs(outputs, shown=3):
     return lines
 
 
-def coverage_controls(settings, sentences):
-    """(sentences a volunteer must be able to judge before a control repeats,
-    the controls they meet meanwhile): the least pool, and the least
-    ``controls_per_volunteer`` other than 0, of an imported pool."""
-    covered = min(sentences, CONTROL_COVERAGE)
-    return covered, controls_needed(
-        covered, settings["control_first"], settings["control_every"], settings["control_placement"],
-        settings["early_control_items"], settings["early_control_every"],
-    )
-
-
-def _controls_and_practice(folder, data, settings, sources, source_file, practice_languages=("en", None)):
-    """The controls, the practice items and warnings about the control pool.
-    Generated controls need no file; one given is their fallback.
+def _controls_and_practice(protocol, folder, data, settings, sources, source_file,
+                           practice_languages=("en", None)):
+    """The controls (the protocol's ``read_controls``), the practice items and
+    warnings about the control pool.
     ``practice_languages``: (interface_language, the site's interface languages)."""
     practice_name = data.get("practice")
     if practice_name is not None:
         practice_name = _require(data, "practice")
-    if settings["control_source"] != IMPORTED:  # the pool is the fallback only: any size will do
-        controls_file, controls = (
-            _controls(folder, _require(data, "controls"), sources, source_file) if "controls" in data else (None, [])
-        )
-        return controls, _practice(folder, practice_name, controls_file, controls, sources, source_file,
-                                   *practice_languages), []
-    controls_file, controls = _controls(folder, _require(data, "controls"), sources, source_file)
-    covered, needed = coverage_controls(settings, len(sources))
-    per_volunteer = settings["controls_per_volunteer"]
-    if per_volunteer > len(controls):
-        raise CampaignFormatError(
-            "campaign.toml", None, f"controls_per_volunteer is {per_volunteer}, but {controls_file} has {len(controls)}"
-        )
-    if 0 < per_volunteer < needed:
-        raise CampaignFormatError(
-            "campaign.toml",
-            None,
-            f"controls_per_volunteer must be 0 or at least {needed}, so that a volunteer can judge {covered} "
-            "sentences without seeing a control twice",
-        )
-    if len(controls) < needed:
-        raise CampaignFormatError(
-            controls_file,
-            None,
-            f"too few controls: {len(controls)} for {len(sources)} sentences; at least {needed} "
-            f"are needed so that a volunteer can judge {covered} "
-            "sentences without seeing a control twice",
-        )
+    controls_name = _require(data, "controls") if "controls" in data else None
+    controls_file, controls, warnings = protocol.read_controls(folder, controls_name, settings, sources, source_file)
     practice = _practice(folder, practice_name, controls_file, controls, sources, source_file, *practice_languages)
-    small_pool = pool_warning(len(controls), per_volunteer, settings["expected_volunteers"])
-    return controls, practice, [f"{controls_file}: {small_pool}"] if small_pool else []
+    return controls, practice, warnings
 
 
 DOCUMENT_LENGTH, DOMAIN_LENGTH = 120, 40
@@ -616,24 +467,3 @@ def _check_language(key, code):
             "campaign.toml", None,
             f"{key}: {code!r} is not a language code that CLDR knows, such as 'eu', 'en-GB' or 'ur'",
         )
-
-
-def sentence_key(text):
-    """A sentence as a reader recognises it, for comparisons: Unicode NFC,
-    case and white space folded (a re-spaced or re-encoded copy is the same)."""
-    return " ".join(unicodedata.normalize("NFC", text.casefold()).split())
-
-
-def refuse_campaign_sentences(display, numbered, sources, source_file, why):
-    """Raise CampaignFormatError at the first (line, source) of ``numbered``
-    (rows of ``display``) that is one of the campaign's ``sources`` (read
-    from ``source_file``), giving ``why`` it may not be."""
-    lines = {}
-    for number, source in enumerate(sources, start=1):
-        lines.setdefault(sentence_key(source), number)
-    for line, text in numbered:
-        number = lines.get(sentence_key(text))
-        if number is not None:
-            raise CampaignFormatError(
-                display, line, f"the source is line {number} of {source_file}, a sentence of the campaign; {why}"
-            )

@@ -16,7 +16,7 @@ IN_CHUNK = 500  # participations per query: a bounded number of parameters
 
 def pairwise_untested(items_answered, check_every):
     """Whether a pairwise volunteer is untested: they have not reached the
-    first check of their controls (``quality.dismissal_reason`` decides only
+    first check of their controls (pairwise's ``controls.dismissal_reason`` decides only
     at every ``check_every``-th item), so no control has judged them yet."""
     return items_answered < check_every
 

@@ -50,7 +50,7 @@ def build_export_campaign(workdir, env, database, judgments, per_volunteer, seed
 
     from app.models import Item, Participation, User
     from app.services.names import email_key, skeleton
-    from app.services.quality import CONTROL_FAILURE_RATE, is_control_position
+    from app.protocols.pairwise.controls import CONTROL_FAILURE_RATE, is_control_position
 
     volunteers = -(-judgments // per_volunteer)
     sentences = max(volunteers, per_volunteer)  # 50 judgments a sentence (10 pairs x 5) for 50 per volunteer

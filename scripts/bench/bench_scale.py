@@ -364,7 +364,7 @@ def fill_dashboard_totals(app, cid):
 
 
 def is_control_position(settings, position, seed):
-    from app.services.quality import is_control_position as rule
+    from app.protocols.pairwise.controls import is_control_position as rule
 
     return rule(position, settings["control_first"], settings["control_every"], settings["control_placement"], seed,
                 early_items=settings["early_control_items"], early_every=settings["early_control_every"])

@@ -4,8 +4,8 @@ no simulation noise.
 
     .venv/bin/python scripts/bench/control_schedule.py [--horizon 200]
 
-The schedule is the app's own (``quality.is_control_position``), the rule
-its own (``quality.dismissal_reason``: the first controls must all pass, then
+The schedule is the app's own (``control_rules.is_control_position``), the rule
+its own (``control_rules.dismissal_reason``: the first controls must all pass, then
 the failed share must not exceed the cutoff, at every ``check_every``-th
 item). A guesser tosses a coin on every item, its first controls included;
 an honest volunteer answers the first controls right and misses a share q of
@@ -26,7 +26,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
 
 from harness import table  # noqa: E402
 
-from app.services import quality  # noqa: E402
+from app.protocols.pairwise import controls as control_rules  # noqa: E402
 
 RULES = dict(first=2, check_every=10, cutoff=Fraction(1, 3))
 SCHEDULES = [  # (label, early_items, early_every)
@@ -42,7 +42,7 @@ def stopped(early_items, early_every, miss, horizon, first_right):
     first, check_every, cutoff = RULES["first"], RULES["check_every"], RULES["cutoff"]
     controls = [0]
     for position in range(1, horizon + 1):
-        controls.append(controls[-1] + quality.is_control_position(
+        controls.append(controls[-1] + control_rules.is_control_position(
             position, first, 5, "fixed", early_items=early_items, early_every=early_every))
     alive = 1.0 if first_right else (1 - miss) ** first  # failing a first control: dismissed at the first check
     failures = {0: 1.0}  # failed later controls -> probability, among those still playing

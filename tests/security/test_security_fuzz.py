@@ -13,7 +13,8 @@ from app.extensions import db
 from app.models import Campaign
 from app.services import accounts
 from app.services.campaign_writer import create_campaign
-from app.services.importer import MAX_LINE_CHARS, CampaignFormatError, read_campaign
+from app.services.campaign_files import MAX_LINE_CHARS
+from app.services.importer import CampaignFormatError, read_campaign
 from helpers import csrf_token, register, write_campaign
 from security_helpers import db_snapshot, login, make_staff
 

@@ -1,7 +1,7 @@
 """The Ebaluatoia pairwise protocol (paper, sections 2-3): a source sentence
 and two translations, in random order; the volunteer says which is better
 or that they are equal. Quality control: control sentences with a known
-answer, at fixed or secret places (``services.quality``). Optionally, at
+answer, at fixed or secret places (``controls``). Optionally, at
 secret places, a repeat: a test item the volunteer judged at least
 ``repeat_distance`` items before, shown again for intra-annotator agreement
 (``repeats``)."""
@@ -15,6 +15,7 @@ from sqlalchemy.orm import aliased
 from ...database import execute
 from ...models import Control, Item, Output, Sentence, Slot
 from ...services import degrade, holds, quality, volunteer_figures
+from . import control_pool, controls, controls_file
 from . import dashboard as dashboard_panel, decisions, export as pairwise_export, plan as pair_plan, repeats, review
 from . import practice as pairwise_practice
 from ...services.pseudonyms import pseudonym
@@ -27,8 +28,11 @@ TEMPLATE = "volunteer/item_pairwise.html"
 PRACTICE = pairwise_practice
 TEXTS = "volunteer/protocol_pairwise.html"  # task, instructions, rule, dismissal
 CHOICES = ("left", "right", "equal")
-# The importer reads the campaign's control sentences and practice items.
+# The importer reads the campaign's control sentences (``read_controls``) and practice items.
 USES_CONTROLS = True
+read_controls = controls_file.read_controls
+# What makes a pool of controls from held-out sentences (``flask campaign controls``).
+CONTROL_POOL = control_pool
 # The control settings are the importer's (they predate protocols); repeats
 # are off by default. name: (type, default, minimum[, maximum]) (docs/campaign-format.md)
 SETTINGS = {
@@ -38,7 +42,9 @@ SETTINGS = {
     "assignment": (str, pair_plan.SEQUENTIAL, None),
     "goal": (str, pair_plan.ORDERING, None),
 }
-WORDS = {"assignment": pair_plan.ASSIGNMENTS, "goal": pair_plan.GOALS}
+# The control settings are checked by these words whatever the protocol (they predate protocols).
+WORDS = {"assignment": pair_plan.ASSIGNMENTS, "goal": pair_plan.GOALS,
+         "control_placement": controls.PLACEMENTS, "control_source": controls.CONTROL_SOURCES}
 LIVE_SETTINGS = ()
 # What the organisers' pages show and offer (services/export.py, dashboard.py, review.py).
 EXPORTS = ("judgments", "controls", "discarded", "volunteers", "wmt", "decisions")
@@ -58,6 +64,12 @@ volunteer_quality = pairwise_export.volunteer_quality
 PANEL = "organiser/_panel_pairwise.html"
 REVIEW = "organiser/_review_pairwise.html"
 SIGNS = ("same_side", "equal", "fast")  # the signs of services/holds.py that apply
+
+
+def generates_controls(settings):
+    """Whether the campaign makes each volunteer's controls (``control_source``
+    "generated", the default) rather than serving its imported pool."""
+    return settings.get("control_source", controls.GENERATED) == controls.GENERATED
 
 
 def check_settings(settings, has_references):
@@ -92,7 +104,7 @@ def question(campaign):
 
 def is_control(campaign, position, seed):
     """Whether the volunteer's item at ``position`` is a control, by the campaign's schedule."""
-    return quality.is_control_position(
+    return controls.is_control_position(
         position, campaign.control_first, campaign.control_every, campaign.control_placement, seed,
         early_items=campaign.early_control_items, early_every=campaign.early_control_every,
     )
@@ -113,7 +125,7 @@ def serve(campaign, participation, position, rng):
         return None  # the goal is reached: no check of answers that no test item can follow
     if control:
         fields = None
-        if campaign.control_source == quality.GENERATED:
+        if campaign.control_source == controls.GENERATED:
             fields = _generate_control(campaign, participation, position, seed)
         if fields is None:
             fields = _serve_control(campaign, participation, rng, seed)
@@ -213,7 +225,7 @@ def _serve_control(campaign, participation, rng, seed):
     seen longest ago."""
     rows = execute(_CONTROLS_SEEN, {"campaign_id": campaign.id, "participation_id": participation.id}).all()
     # Only the volunteer's own subset of the pool (all of it by default).
-    control_ids = quality.volunteer_controls([cid for cid, _position in rows], campaign.controls_per_volunteer, seed)
+    control_ids = controls.volunteer_controls([cid for cid, _position in rows], campaign.controls_per_volunteer, seed)
     if not control_ids:
         return None  # no pool
     last_seen = {cid: position for cid, position in rows if position is not None}
@@ -281,7 +293,7 @@ def _generate_control(campaign, participation, position, seed):
     last = execute(_SENTENCE_COUNT, {"campaign_id": campaign.id}).scalar()
     if not last or last < 2:
         return None
-    draw = quality.control_draw(seed, position)
+    draw = controls.control_draw(seed, position)
     for attempt in range(GENERATE_TRIES):
         fields = _make_control(campaign, participation, draw.randrange(1, last + 1), last, draw,
                                unshown_only=attempt < UNSHOWN_TRIES)
@@ -397,7 +409,7 @@ def answer_values(item, answer):
     """The item's columns an answer sets."""
     if answer not in CHOICES:
         raise ValueError("invalid choice")
-    return dict(choice=answer, passed=quality.control_passed(item.better_left, answer) if item.is_control else None)
+    return dict(choice=answer, passed=controls.control_passed(item.better_left, answer) if item.is_control else None)
 
 
 def counters(participation, item, values):
@@ -422,12 +434,12 @@ _CONTROL_RESULTS = (
 
 
 def dismissal_reason(campaign, participation, item):
-    """Why the volunteer must stop now (``quality.dismissal_reason``), or None.
+    """Why the volunteer must stop now (``controls.dismissal_reason``), or None.
     The results are read only where the rule can dismiss."""
-    if not quality.may_dismiss(item.position, check_every=campaign.check_every):
+    if not controls.may_dismiss(item.position, check_every=campaign.check_every):
         return None
     results = execute(_CONTROL_RESULTS, {"participation_id": participation.id}).scalars().all()
-    return quality.dismissal_reason(
+    return controls.dismissal_reason(
         item.position,
         results,
         first=campaign.control_first,
@@ -447,13 +459,13 @@ def payload(campaign, texts):
 def dashboard(campaign, volunteers):
     """The pairwise part of the dashboard: completion per system pair and the
     control record (``volunteers``: the dashboard's ``volunteer_figures``)."""
-    controls, failed = volunteers.controls_answered, volunteers.controls_failed
+    answered, failed = volunteers.controls_answered, volunteers.controls_failed
     return {
         "pairs": dashboard_panel.pair_completion(campaign),
         "decisions": decisions.overview(campaign),
         "decision_level": pair_plan.SEQUENTIAL_ALPHA,
-        "controls_answered": controls,
-        "control_pass_rate": round(100 * (controls - failed) / controls, 2) if controls else None,
+        "controls_answered": answered,
+        "control_pass_rate": round(100 * (answered - failed) / answered, 2) if answered else None,
         "control_pool_exhausted": volunteers.seen_all,
         # Who has seen every control (organisers see usernames, researchers pseudonyms).
         "control_pool_volunteers": [

@@ -9,9 +9,11 @@ files."""
 import os
 from dataclasses import dataclass
 
-from . import degrade, importer
-from .format_error import CampaignFormatError
-from .quality import IMPORTED, pool_size
+from ...services import campaign_files, degrade
+from ...services.campaign_files import MAX_LINE_CHARS, inside, read_lines, sentence_key
+from ...services.format_error import CampaignFormatError
+from .controls import IMPORTED, coverage_controls, pool_size
+from .controls_file import CONTROL_HEADER
 
 HELD_OUT_HEADER = ["source", "reference"]
 OUTPUT_COLUMN = "output"  # optional third column: a system's output, the better side with use_output
@@ -31,7 +33,7 @@ def read_held_out(path, use_output=False):
     optional ``output`` column). Errors name ``path`` and the line."""
     folder, name = os.path.split(os.path.abspath(path))
     try:
-        _display, lines = importer.read_lines(folder, name, "held-out")
+        _display, lines = read_lines(folder, name, "held-out")
         header = [cell.strip().lower() for cell in lines[0].split("\t")]
         if header not in (HELD_OUT_HEADER, HELD_OUT_HEADER + [OUTPUT_COLUMN]):
             raise CampaignFormatError(
@@ -61,7 +63,7 @@ def read_held_out(path, use_output=False):
 def refuse_campaign_sentences(path, rows, sources, source_file):
     """Raise CampaignFormatError at the first held-out sentence that is a
     sentence of the campaign (the importer's rule for controls)."""
-    importer.refuse_campaign_sentences(
+    campaign_files.refuse_campaign_sentences(
         path, ((row.line, row.source) for row in rows), sources, source_file,
         "held-out sentences must not be in the campaign (a volunteer would see it twice and tell the control)",
     )
@@ -73,7 +75,7 @@ def make_pool(rows, rng, use_output=False):
     betters = [row.output if use_output else row.reference for row in rows]
     controls, skipped, first_line = [], [], {}
     for index, row in enumerate(rows):
-        key = importer.sentence_key(row.source)
+        key = sentence_key(row.source)
         if key in first_line:
             skipped.append((row.line, f"the source of line {first_line[key]} again"))
             continue
@@ -83,8 +85,8 @@ def make_pool(rows, rng, use_output=False):
         if worse is None:
             short = degrade.span_length(len(degrade.units(betters[index])[0])) == 0
             skipped.append((row.line, "too short to degrade" if short else "no worse translation could be made"))
-        elif len("\t".join(control)) > importer.MAX_LINE_CHARS:
-            skipped.append((row.line, f"a control line would be longer than {importer.MAX_LINE_CHARS} characters"))
+        elif len("\t".join(control)) > MAX_LINE_CHARS:
+            skipped.append((row.line, f"a control line would be longer than {MAX_LINE_CHARS} characters"))
         else:
             controls.append(control)
     return controls, skipped
@@ -106,7 +108,7 @@ def pool_advice(settings, sentences):
     """(the pool size the campaign needs, what the organiser reads about
     it): the importer's rules (the least pool, and no warning of a small
     pool for ``expected_volunteers``)."""
-    covered, least = importer.coverage_controls(settings, sentences)
+    covered, least = coverage_controls(settings, sentences)
     per_volunteer, expected = settings["controls_per_volunteer"], settings["expected_volunteers"]
     safe = max(least, pool_size(per_volunteer or least, expected))
     if settings["control_source"] != IMPORTED:
@@ -133,12 +135,12 @@ def controls_path(folder, manifest):
     name = manifest.get("controls")
     if not isinstance(name, str) or not name.strip():
         return os.path.join(folder, "controls.tsv"), False
-    return importer.inside(folder, name.strip(), "controls"), True
+    return inside(folder, name.strip(), "controls"), True
 
 
 def write_controls(path, controls):
     """Write ``controls`` as a controls file the importer reads."""
     with open(path, "w", encoding="utf-8", newline="\n") as handle:
-        handle.write("\t".join(importer.CONTROL_HEADER) + "\n")
+        handle.write("\t".join(CONTROL_HEADER) + "\n")
         for control in controls:
             handle.write("\t".join(control) + "\n")
