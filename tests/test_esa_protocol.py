@@ -3,12 +3,13 @@ order with documents kept whole, answers with spans, and the exports read
 back by the analysis (app/stats/esa)."""
 import json
 import random
+from datetime import timedelta
 
 import pytest
 from sqlalchemy import select
 
 from app.extensions import db
-from app.models import Item, Sentence, System, utcnow
+from app.models import Item, Sentence, Slot, System, utcnow
 from app.protocols.esa import spans
 from app.services import evaluation, export
 from app.services.campaign_writer import create_campaign
@@ -164,3 +165,42 @@ def test_the_exports_are_read_back_by_the_analysis(app, tmp_path):
         scores = {s["system"]: s for s in result["systems"]}
         assert scores["A"]["segments"] == scores["B"]["segments"] == len(DOCUMENTS)
         assert scores["A"]["score"] > scores["B"]["score"]
+
+
+def test_a_document_left_in_its_middle_is_taken_up_there_and_every_segment_is_judged(app, tmp_path):
+    campaign = _campaign(tmp_path, qc_share=0)  # one judgment per segment and system
+    rng = random.Random(7)
+
+    def number(item_id):
+        return db.session.get(Sentence, db.session.get(Item, item_id).sentence_id).number
+
+    first = _volunteer(campaign, "first")
+    step = evaluation.show(campaign, first, utcnow(), rng)
+    while number(step.item.id) != 1:  # on to the first document (three segments)
+        step = evaluation.answer(campaign, first, step.item.token, (60, []), utcnow(), rng)
+    step = evaluation.answer(campaign, first, step.item.token, (60, []), utcnow(), rng)
+    left = db.session.get(Item, step.item.id)  # segment 2, served, never answered: its hold runs out
+    assert number(left.id) == 2
+    # Meanwhile nobody is sent into the middle of the document someone is reading.
+    meanwhile = db.session.get(Item, evaluation.show(campaign, _volunteer(campaign, "meanwhile"), utcnow(), rng).item.id)
+    assert not (number(meanwhile.id) in (2, 3) and meanwhile.left_system_id == left.left_system_id)
+    later = utcnow() + timedelta(seconds=campaign.reservation_timeout + 1)
+    walks = []
+    for name in ("second", "third", "fourth"):
+        participation = _volunteer(campaign, name)
+        step, seen = evaluation.show(campaign, participation, later, rng), []
+        while step.item is not None:
+            item = db.session.get(Item, step.item.id)
+            seen.append((number(item.id), item.left_system_id, step.texts))
+            step = evaluation.answer(campaign, participation, step.item.token, (50, []), later, rng)
+        walks.append(seen)
+    # Someone took it up at segment 2, with segment 1 shown, to the document's end.
+    taken_up = [seen[i:i + 2] for seen in walks for i, (n, system, _t) in enumerate(seen)
+                if (n, system) == (2, left.left_system_id)]
+    assert taken_up and [(n, system) for n, system, _t in taken_up[0]] == [(2, left.left_system_id),
+                                                                            (3, left.left_system_id)]
+    assert [source for source, _r, _t in taken_up[0][0][2][3]] == ["Source sentence number 1."]
+    # Every segment of every system got its judgment.
+    judged = db.session.scalars(select(Slot.collected).join(Sentence, Sentence.id == Slot.sentence_id)
+                                .where(Sentence.campaign_id == campaign.id)).all()
+    assert judged and min(judged) >= 1

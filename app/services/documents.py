@@ -1,10 +1,12 @@
 """Serving by document (docs/campaign-format.md, issue 33): a volunteer gets
 a document's segments in order, from one system, and a document begun is
 served whole, beyond its slots' target if others filled them meanwhile
-(the judgments beyond count as such). Shared by the protocols that serve
-by document (DA when its campaign has documents, ESA always).
+(the judgments beyond count as such); a document someone stopped in the
+middle of is taken up there by the next volunteer. Shared by the
+protocols that serve by document (DA when its campaign has documents, ESA
+always).
 """
-from sqlalchemy import bindparam, exists, select
+from sqlalchemy import bindparam, exists, or_, select
 from sqlalchemy.orm import aliased
 
 from ..database import execute
@@ -31,26 +33,56 @@ _LATEST = (
 _NEXT_SEGMENT = select(Sentence.id).where(
     Sentence.campaign_id == bindparam("campaign_id"), Sentence.document == bindparam("document"),
     Sentence.number == bindparam("number") + 1)
-_before, _mine, _open = aliased(Sentence), aliased(Item), aliased(Slot)
-# The emptiest open sentence that begins a document the volunteer has not
-# begun: documents are served from their first segment, so having its first
-# segment is having seen it. Walks ix_sentences_emptiest and stops at the first.
-_first_segment = (
+_before, _before_slot, _mine, _open = aliased(Sentence), aliased(Slot), aliased(Item), aliased(Slot)
+
+
+def _previous_segment(sentence):
+    """The segment before ``sentence`` in its document (a condition on ``_before``)."""
+    return ((_before.campaign_id == sentence.campaign_id) & (_before.number == sentence.number - 1)
+            & (_before.document == sentence.document))
+
+
+def _startable(slot, sentence):
+    """Whether a document may be begun at this open slot: its sentence begins
+    a document (or has none); or the volunteers at it and coming to it (the
+    previous segment's holds, from the same system) are fewer than its
+    target while that previous segment wants nobody more. The second is a
+    document someone stopped in the middle of: nobody would begin it again
+    at its first segment, so the next volunteer takes it up there, with the
+    earlier segments shown."""
+    stalled = exists().where(
+        _previous_segment(sentence), _before_slot.sentence_id == _before.id,
+        _before_slot.system_a_id == slot.system_a_id, _before_slot.pending >= _before_slot.target,
+        slot.pending + _before_slot.pending - _before_slot.collected < slot.target).correlate_except(
+        _before, _before_slot)
+    first = ~exists().where(_previous_segment(sentence)).correlate_except(_before)
+    # Correlated by hand: within the walk these sit two subqueries deep.
+    return slot.identical.is_(False) & (slot.pending < slot.target) & or_(first, stalled)
+
+
+# The emptiest open sentence where the volunteer may begin a document
+# (``_startable``) that they have not begun: having its segment, or the one
+# before, is having seen it. Walks ix_sentences_emptiest and stops at the first.
+_start_segment = (
     select(Sentence.id)
     .where(
         Sentence.campaign_id == bindparam("campaign_id"), Sentence.is_open.is_(True),
-        ~exists().where(_before.campaign_id == Sentence.campaign_id, _before.number == Sentence.number - 1,
-                        _before.document == Sentence.document),
         ~exists().where(_mine.participation_id == bindparam("participation_id"), _mine.sentence_id == Sentence.id),
-        exists().where(_open.sentence_id == Sentence.id, _open.identical.is_(False), _open.pending < _open.target),
+        ~exists().where(_previous_segment(Sentence), _mine.participation_id == bindparam("participation_id"),
+                        _mine.sentence_id == _before.id),
+        exists().where(_open.sentence_id == Sentence.id, _startable(_open, Sentence)),
     )
     .order_by(Sentence.pending, Sentence.id)
     .limit(1)
     .scalar_subquery()
 )
-# Its open slots, one per system: the caller draws among the emptiest.
-_FIRST_SEGMENTS = select(Slot.sentence_id, Slot.system_a_id, Slot.pending).where(
-    Slot.sentence_id == _first_segment, Slot.identical.is_(False), Slot.pending < Slot.target)
+_start = aliased(Sentence)
+# Its startable slots, one per system: the caller draws among the emptiest.
+_START_SLOTS = (
+    select(Slot.sentence_id, Slot.system_a_id, Slot.pending)
+    .join(_start, _start.id == Slot.sentence_id)
+    .where(Slot.sentence_id == _start_segment, _startable(Slot, _start))
+)
 _PREVIOUS = (
     select(Sentence.source, Sentence.reference, Output.text, Output.degraded)
     .join(Output, Output.sentence_id == Sentence.id)
@@ -77,11 +109,13 @@ def following_segment(campaign_id, participation_id):
 
 
 def take_first_segment(campaign_id, participation_id, rng):
-    """A slot of the first segment of the emptiest document the volunteer
-    has not begun (``take_slot_in``'s value), or None when none is left."""
+    """A slot where the volunteer begins a document they have not begun,
+    at the emptiest segment where one may be begun (``_startable``: its
+    first, or where someone stopped): ``take_slot_in``'s value, or None
+    when none is left."""
     params = {"campaign_id": campaign_id, "participation_id": participation_id}
     while True:  # another transaction may hold the slot drawn (PostgreSQL): draw again
-        row = choose_slot(execute(_FIRST_SEGMENTS, params).all(), rng)
+        row = choose_slot(execute(_START_SLOTS, params).all(), rng)
         if row is None:
             return None
         taken = take_slot_in(row.sentence_id, row.system_a_id)

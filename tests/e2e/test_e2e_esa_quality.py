@@ -6,22 +6,12 @@ with the rules' evidence."""
 import re
 
 from playwright.sync_api import expect
-from sqlalchemy import create_engine, text
-
-from e2e.i18n_pages import DESKTOP, PHONE, new_context, register, start_judging
+from e2e.i18n_pages import DESKTOP, PHONE, log_in, new_context, register, start_judging
 from e2e.pages import PASSWORD, no_sideways_scrolling, unfold
+from e2e.test_e2e_esa_organiser import rows
 
 SLUG = "demo-en-eu-esa"
 ORGANISER = ("esa.checker", "esa.checker@example.org")
-
-
-def rows(database, sql, **params):
-    engine = create_engine(database)
-    try:
-        with engine.connect() as connection:
-            return connection.execute(text(sql), params).all()
-    finally:
-        engine.dispose()
 
 
 def test_a_bad_reference_document_comes_back_and_the_organiser_sees_it(browser, live_server, site_cli,
@@ -77,11 +67,7 @@ def test_a_bad_reference_document_comes_back_and_the_organiser_sees_it(browser, 
     context = new_context(browser, "10.7.43.1", viewport=DESKTOP)
     page = context.new_page()
     try:
-        page.goto(f"{live_server}/login")
-        page.get_by_label("Email", exact=True).fill(ORGANISER[1])
-        page.get_by_label("Password", exact=True).fill(PASSWORD)
-        page.get_by_role("button", name="Log in").click()
-        expect(page.locator("header.site")).to_contain_text("Log out")
+        log_in(page, live_server, ORGANISER[1])
         page.goto(f"{live_server}/organiser/c/{SLUG}/")
         fold = unfold(page, "Quality control")
         expect(fold.locator("[data-figure=bad-references]")).to_have_text("3")

@@ -258,7 +258,10 @@ def dismissal_reason(campaign, participation, item):
 
 def hold_reason(campaign, participation, item):
     """The first checks (``score_quality.early_verdict``): read while the
-    first scores come in and whenever a bad reference is paired."""
+    first scores come in and whenever a bad reference is paired (none
+    with ``qc_share`` 0: quality control off)."""
+    if not campaign.qc_share:
+        return None
     early = item.position <= max(score_quality.EARLY_SCORES, campaign.raffle_every)
     if not (early or getattr(item, "completes_pair", False)):
         return None
