@@ -9,7 +9,7 @@ import re
 from sqlalchemy import select
 
 from app.extensions import db
-from app.models import Item, Output, Participation, Sentence, System, utcnow
+from app.models import Item, Output, Participation, Sentence, System, Ticket, utcnow
 from app.protocols import esa
 from app.protocols.esa import dashboard as esa_dashboard, spans
 from app.services import evaluation, export, score_quality
@@ -118,9 +118,14 @@ def test_bad_reference_documents_come_whole_in_order_after_their_originals(app, 
 def test_an_honest_annotator_is_kept_and_an_optimiser_is_held_then_dismissed(app, tmp_path):
     campaign = _campaign(tmp_path, qc_share=50, qc_distance=4, qc_min_pairs=3)
     honest_id = join_directly(campaign, "honest", "password-123", confirmed=True)
-    _answered, status = _walk(campaign, honest_id, honest(random.Random(2)))
+    answered, status = _walk(campaign, honest_id, honest(random.Random(2)))
     participation = db.session.get(Participation, honest_id)
     assert (status, participation.dismissed_reason, participation.held_reason) == ("finished", None, None)
+    # Bad references count toward the raffle and the ranking as any item does.
+    assert any(item.qc_kind for item, _texts in answered)
+    assert participation.items_counted == len(answered)
+    tickets = db.session.scalars(select(Ticket.number).where(Ticket.participation_id == honest_id)).all()
+    assert len(tickets) == len(answered) // campaign.raffle_every
     # The same score whatever is shown: the first checks hold before the first ticket.
     lazy = join_directly(campaign, "lazy", "password-123", confirmed=True)
     _walk(campaign, lazy, lambda item, texts: (70, []))
