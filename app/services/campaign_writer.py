@@ -118,7 +118,7 @@ def campaign_row(spec, status):
         db.session.add(
             Control(campaign_id=campaign.id, number=number, source=source, better=better, worse=worse)
         )
-    # An ESA practice item has its known errors last (importer._practice).
+    # An ESA practice item has its known errors last (as the importer reads practice.tsv).
     for number, (source, better, worse, why, why_texts, *spans) in enumerate(spec.practice, start=1):
         db.session.add(PracticeItem(campaign_id=campaign.id, number=number, source=source, better=better,
                                     worse=worse, why=why, why_texts=why_texts or None,
